@@ -1,0 +1,38 @@
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { jetstreamManager, type StreamConfig, type JetStreamManager } from "@nats-io/jetstream";
+import type { Logger } from "pino";
+
+export type { NatsConnection };
+
+export async function connectNats(url: string, name: string, log: Logger): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: url.split(","),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error") {
+        log.warn({ nats: s.type }, "nats connection status");
+      }
+    }
+  })();
+  return nc;
+}
+
+/** Creates the stream, or updates it to the given config when it exists. */
+export async function ensureStream(
+  nc: NatsConnection,
+  config: Partial<StreamConfig> & { name: string; subjects: string[] },
+): Promise<JetStreamManager> {
+  const jsm = await jetstreamManager(nc);
+  try {
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, config);
+  } catch (err) {
+    if (!/stream not found/i.test((err as Error).message)) throw err;
+    await jsm.streams.add(config);
+  }
+  return jsm;
+}

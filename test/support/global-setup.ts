@@ -1,0 +1,80 @@
+import { existsSync } from "node:fs";
+import pg from "pg";
+import type {} from "vitest";
+import type { TestProject } from "vitest/node";
+import { DEFAULT_URLS, reachable, type InfraUrls } from "./infra-urls.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    infra: InfraUrls;
+  }
+}
+
+/**
+ * Provides real PostgreSQL, NATS (JetStream) and Redis to the tests: containers when a
+ * Docker engine answers, the local services otherwise. Neither: the run fails (it never
+ * skips), naming what is missing.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const containers = await startContainersIfDocker();
+  const urls = containers?.urls ?? DEFAULT_URLS;
+  const missing: string[] = [];
+  for (const [name, u] of Object.entries(urls)) if (!(await reachable(u))) missing.push(`${name} (${u})`);
+  if (missing.length > 0) {
+    throw new Error(
+      `test infrastructure unreachable: ${missing.join(", ")}; run 'node scripts/infra.mjs' to start it`,
+    );
+  }
+  await ensureDatabase(urls.databaseUrl);
+  project.provide("infra", urls);
+  return async () => {
+    await containers?.stop();
+  };
+}
+
+async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = target.pathname.slice(1);
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`).catch((err: { code?: string }) => {
+      if (err.code !== "42P04") throw err; // created concurrently
+    });
+  } finally {
+    await client.end();
+  }
+}
+
+async function startContainersIfDocker(): Promise<{ urls: InfraUrls; stop: () => Promise<void> } | undefined> {
+  if (process.env.HERALD_TEST_USE_LOCAL === "1") return undefined;
+  if (!existsSync("/var/run/docker.sock") && !process.env.DOCKER_HOST) return undefined;
+  const { GenericContainer, Wait } = await import("testcontainers");
+  try {
+    const [pgC, natsC, redisC] = await Promise.all([
+      new GenericContainer("postgres:15-alpine")
+        .withEnvironment({ POSTGRES_HOST_AUTH_METHOD: "trust", POSTGRES_DB: "herald_test" })
+        .withExposedPorts(5432)
+        .withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2))
+        .start(),
+      new GenericContainer("nats:2.10-alpine").withCommand(["-js"]).withExposedPorts(4222).start(),
+      new GenericContainer("redis:7-alpine").withExposedPorts(6379).start(),
+    ]);
+    return {
+      urls: {
+        databaseUrl: `postgres://postgres@${pgC.getHost()}:${pgC.getMappedPort(5432)}/herald_test`,
+        natsUrl: `nats://${natsC.getHost()}:${natsC.getMappedPort(4222)}`,
+        redisUrl: `redis://${redisC.getHost()}:${redisC.getMappedPort(6379)}`,
+      },
+      stop: async () => {
+        await Promise.all([pgC.stop(), natsC.stop(), redisC.stop()]);
+      },
+    };
+  } catch {
+    // A socket without a working engine (as on these machines): use the local services.
+    return undefined;
+  }
+}
