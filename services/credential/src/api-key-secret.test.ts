@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { displayPrefix, generateSecret, hashSecret, isWellFormedSecret } from "./api-key-secret.js";
+
+describe("API key secrets", () => {
+  it("generates hk_live_ and 40 base62 characters", () => {
+    for (let i = 0; i < 200; i++) {
+      const secret = generateSecret();
+      expect(secret).toMatch(/^hk_live_[A-Za-z0-9]{40}$/);
+      expect(isWellFormedSecret(secret)).toBe(true);
+    }
+  });
+
+  it("never repeats and uses the whole alphabet about evenly", () => {
+    const counts = new Map<string, number>();
+    const seen = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const secret = generateSecret();
+      seen.add(secret);
+      for (const c of secret.slice(8)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+    expect(seen.size).toBe(2_000);
+    expect(counts.size).toBe(62);
+    // 80,000 characters over 62 symbols: about 1,290 each; bias from `% 62` would push
+    // the first eight symbols to about 1.25 times that.
+    for (const n of counts.values()) {
+      expect(n).toBeGreaterThan(1_100);
+      expect(n).toBeLessThan(1_500);
+    }
+  });
+
+  it("recognises well-formed secrets only", () => {
+    expect(isWellFormedSecret(`hk_live_${"a".repeat(32)}`)).toBe(true);
+    expect(isWellFormedSecret(`hk_live_${"a".repeat(31)}`)).toBe(false);
+    expect(isWellFormedSecret(`hk_test_${"a".repeat(40)}`)).toBe(false);
+    expect(isWellFormedSecret(`hk_live_${"a".repeat(39)}!`)).toBe(false);
+    expect(isWellFormedSecret("")).toBe(false);
+  });
+
+  it("hashes with SHA-256 and shows only the first 12 characters", () => {
+    const secret = generateSecret();
+    expect(hashSecret(secret).toString("hex")).toBe(createHash("sha256").update(secret).digest("hex"));
+    expect(hashSecret(secret)).toHaveLength(32);
+    expect(displayPrefix(secret)).toBe(secret.slice(0, 12));
+    expect(displayPrefix(secret)).toMatch(/^hk_live_[A-Za-z0-9]{4}$/);
+  });
+});

@@ -1,0 +1,80 @@
+import { Platform, type PageRequest } from "@herald/proto/common";
+import { KeyScope } from "@herald/proto/credential";
+import { invalidArgument } from "@herald/runtime";
+import { BUNDLE_ID, type PlatformName } from "./platform-credentials.js";
+import type { KeyScopeName, PageQuery } from "./store.js";
+
+/**
+ * Checks of request fields, shared by the RPC handlers. Each returns the normalised
+ * value or throws INVALID_ARGUMENT naming the field.
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are UUIDs; anything else cannot name an existing row (and must not reach Postgres). */
+export const isUuid = (value: string): boolean => UUID.test(value);
+
+const PLATFORM_NAMES: Partial<Record<Platform, PlatformName>> = {
+  [Platform.IOS]: "ios",
+  [Platform.ANDROID]: "android",
+  [Platform.WEB]: "web",
+};
+
+export const PLATFORM_ENUMS: Record<PlatformName, Platform> = {
+  ios: Platform.IOS,
+  android: Platform.ANDROID,
+  web: Platform.WEB,
+};
+
+export function platformName(platform: Platform, field = "platform"): PlatformName {
+  const name = PLATFORM_NAMES[platform];
+  if (!name) throw invalidArgument(`${field} must be ios, android or web`);
+  return name;
+}
+
+export function appName(value: string): string {
+  const name = value.trim();
+  if (name.length < 1 || name.length > 200) throw invalidArgument("name must be 1 to 200 characters");
+  return name;
+}
+
+export function bundleId(value: string): string {
+  if (!BUNDLE_ID.test(value)) {
+    throw invalidArgument(
+      "bundle_id must be 1 to 255 characters of letters, digits, '.', '_' or '-', starting with a letter or digit",
+    );
+  }
+  return value;
+}
+
+export function keyName(value: string): string {
+  const name = value.trim();
+  if (name.length < 1 || name.length > 100) throw invalidArgument("name must be 1 to 100 characters");
+  return name;
+}
+
+export function keyScope(scope: KeyScope): KeyScopeName {
+  if (scope === KeyScope.ORG) return "org";
+  if (scope === KeyScope.APP || scope === KeyScope.UNSPECIFIED) return "app";
+  throw invalidArgument("scope must be org or app");
+}
+
+/** 0 means the service default, stored as null so that changing the default reaches the key. */
+export function rateLimit(value: number): number | null {
+  if (value === 0) return null;
+  if (!Number.isInteger(value) || value < 1 || value > 1_000_000) {
+    throw invalidArgument("rate_limit_per_minute must be between 1 and 1000000");
+  }
+  return value;
+}
+
+const DEFAULT_PER_PAGE = 50;
+const MAX_PER_PAGE = 200;
+
+/** Unset page and per_page take the defaults (1 and 50); the gateway enforces its own. */
+export function pageQuery(page: PageRequest | undefined): PageQuery & { page: number; perPage: number } {
+  const p = page?.page || 1;
+  const perPage = page?.perPage || DEFAULT_PER_PAGE;
+  if (perPage > MAX_PER_PAGE) throw invalidArgument(`per_page must be between 1 and ${MAX_PER_PAGE}`);
+  return { page: p, perPage, limit: perPage, offset: (p - 1) * perPage };
+}
