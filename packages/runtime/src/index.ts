@@ -10,3 +10,4 @@ export * from "./rpc-client.js";
 export * from "./admin-server.js";
 export * from "./time.js";
 export * from "./streams.js";
+export * from "./endpoint-guard.js";

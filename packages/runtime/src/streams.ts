@@ -10,9 +10,18 @@ export interface StreamNames {
   eventsStream: string;
   appDeleted: string;
   deviceInvalidated: string;
+  /** Work queue of rendered delivery batches, one subject per platform. */
+  deliveryStream: string;
+  delivery(platform: PlatformSubject): string;
+  /** Per-device outcomes reported by the senders, one subject per campaign. */
+  outcomesStream: string;
+  outcome(campaignId: string): string;
+  outcomesWildcard: string;
   /** Consumer names are per service; prefixing keeps them unique per namespace too. */
   consumer(name: string): string;
 }
+
+export type PlatformSubject = "ios" | "android" | "web";
 
 export function streamNames(namespace = ""): StreamNames {
   const subj = (s: string) => (namespace ? `${namespace}.${s}` : s);
@@ -21,6 +30,11 @@ export function streamNames(namespace = ""): StreamNames {
     eventsStream: stream("EVENTS"),
     appDeleted: subj("app.deleted"),
     deviceInvalidated: subj("device.invalidated"),
+    deliveryStream: stream("DELIVERY"),
+    delivery: (platform) => subj(`delivery.${platform}`),
+    outcomesStream: stream("OUTCOMES"),
+    outcome: (campaignId) => subj(`outcome.${campaignId}`),
+    outcomesWildcard: subj("outcome.*"),
     consumer: (name) => stream(name),
   };
 }
@@ -33,5 +47,27 @@ export function eventsStreamConfig(names: StreamNames): Partial<StreamConfig> & 
     storage: StorageType.File,
     max_age: 7 * 24 * 3600 * 1e9,
     duplicate_window: 2 * 60 * 1e9,
+  };
+}
+
+/** Work-queue retention: a batch is gone once a sender acks it. */
+export function deliveryStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  return {
+    name: names.deliveryStream,
+    subjects: (["ios", "android", "web"] as const).map((p) => names.delivery(p)),
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    // Fan-out re-publishes after a crash under the same Nats-Msg-Id; keep ids long enough.
+    duplicate_window: 15 * 60 * 1e9,
+  };
+}
+
+export function outcomesStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  return {
+    name: names.outcomesStream,
+    subjects: [names.outcomesWildcard],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    duplicate_window: 15 * 60 * 1e9,
   };
 }

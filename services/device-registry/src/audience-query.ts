@@ -1,0 +1,91 @@
+import type { DevicePlatform } from "./push-token.js";
+
+/**
+ * SQL for the audience of a campaign, shared by StreamAudience and CountAudience so that
+ * the count always equals what the stream yields. Every value travels as a parameter.
+ */
+/** Which devices of which app; `platform` narrows any target to one platform. */
+export interface Audience {
+  appId: string;
+  target: AudienceTarget;
+  platform?: DevicePlatform;
+}
+
+export type AudienceTarget =
+  | { kind: "all" }
+  | { kind: "externalIds"; externalIds: readonly string[] }
+  | { kind: "segment"; rule: SegmentCriteria };
+
+/** Every non-empty part must match; an empty list places no condition. */
+export interface SegmentCriteria {
+  tagsAny: readonly string[];
+  tagsAll: readonly string[];
+  tagsNone: readonly string[];
+  platforms: readonly DevicePlatform[];
+  languages: readonly string[];
+  appVersions: readonly string[];
+  timezones: readonly string[];
+  hasExternalId?: boolean;
+}
+
+export interface SqlQuery {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * One keyset page: devices after `afterId` in id order. With the targetable partial
+ * index on (app_id, id), the walk reads only the rows of the page, however large the app.
+ */
+export function audiencePageQuery(audience: Audience, afterId: string | undefined, limit: number): SqlQuery {
+  const values: unknown[] = [];
+  const where = audienceConditions(audience, values);
+  if (afterId !== undefined) where.push(`id > ${param(values, afterId)}::uuid`);
+  const text =
+    `SELECT id, platform, push_token, language FROM devices WHERE ${where.join(" AND ")} ` +
+    `ORDER BY id LIMIT ${param(values, limit)}`;
+  return { text, values };
+}
+
+export function audienceCountQuery(audience: Audience): SqlQuery {
+  const values: unknown[] = [];
+  const where = audienceConditions(audience, values);
+  return { text: `SELECT count(*)::bigint AS count FROM devices WHERE ${where.join(" AND ")}`, values };
+}
+
+function audienceConditions({ appId, target, platform }: Audience, values: unknown[]): string[] {
+  // Written exactly as the partial index predicate, so the planner can use that index.
+  const where = [`app_id = ${param(values, appId)}::uuid`, "opted_in", "NOT invalid"];
+  if (platform !== undefined) where.push(`platform = ${param(values, platform)}`);
+  switch (target.kind) {
+    case "all":
+      break;
+    case "externalIds":
+      where.push(`external_id = ANY(${param(values, target.externalIds)}::text[])`);
+      break;
+    case "segment":
+      where.push(...segmentConditions(target.rule, values));
+      break;
+  }
+  return where;
+}
+
+function segmentConditions(rule: SegmentCriteria, values: unknown[]): string[] {
+  const where: string[] = [];
+  const list = (items: readonly string[]) => `${param(values, items)}::text[]`;
+  if (rule.tagsAny.length > 0) where.push(`tags && ${list(rule.tagsAny)}`);
+  if (rule.tagsAll.length > 0) where.push(`tags @> ${list(rule.tagsAll)}`);
+  if (rule.tagsNone.length > 0) where.push(`NOT (tags && ${list(rule.tagsNone)})`);
+  if (rule.platforms.length > 0) where.push(`platform = ANY(${list(rule.platforms)})`);
+  if (rule.languages.length > 0) where.push(`language = ANY(${list(rule.languages)})`);
+  if (rule.appVersions.length > 0) where.push(`app_version = ANY(${list(rule.appVersions)})`);
+  if (rule.timezones.length > 0) where.push(`timezone = ANY(${list(rule.timezones)})`);
+  if (rule.hasExternalId !== undefined) where.push(`external_id IS ${rule.hasExternalId ? "NOT NULL" : "NULL"}`);
+  return where;
+}
+
+/** Appends a value and returns its placeholder. */
+function param(values: unknown[], value: unknown): string {
+  values.push(value);
+  return `$${values.length}`;
+}

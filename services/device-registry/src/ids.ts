@@ -1,0 +1,4 @@
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are UUIDs; anything else is checked here so that Postgres never sees a bad cast. */
+export const isUuid = (value: string): boolean => UUID.test(value);

@@ -1,0 +1,69 @@
+import { fileURLToPath } from "node:url";
+import {
+  connectNats,
+  createMetricsRegistry,
+  createPool,
+  migrate,
+  startAdminServer,
+  startRpcServer,
+  streamNames,
+  type Logger,
+} from "@herald/runtime";
+import { DeviceRegistryService } from "@herald/proto/device";
+import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
+import type { Config } from "./config.js";
+import { DeviceRegistryServiceImpl } from "./device-registry-service.js";
+import { createDeviceRegistryMetrics } from "./metrics.js";
+import { PgDeviceStore } from "./store.js";
+
+const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
+
+export interface DeviceRegistryApp {
+  port: number;
+  adminPort: number;
+  close(): Promise<void>;
+}
+
+/** Wires the service; the same start() runs in production, dev mode and tests. */
+export async function start(config: Config, deps: { log: Logger }): Promise<DeviceRegistryApp> {
+  const { log } = deps;
+  // Closers in the order they must run; a failed start-up undoes what it had opened.
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const c of closers.splice(0)) await c();
+  };
+  try {
+    const pool = createPool({ url: config.databaseUrl, schema: config.schema });
+    closers.unshift(() => pool.end());
+    await migrate(pool, config.schema, MIGRATIONS, log);
+
+    const nc = await connectNats(config.natsUrl, "device-registry", log);
+    closers.unshift(() => nc.drain());
+    const store = new PgDeviceStore(pool);
+    const consumer = await startAppDeletedConsumer({ nc, names: streamNames(config.natsNamespace), store, log });
+    closers.unshift(() => consumer.close());
+
+    const registry = createMetricsRegistry("device-registry");
+    const service = new DeviceRegistryServiceImpl({
+      store,
+      endpointPolicy: { allowPrivate: config.webPushAllowPrivate, allowedHosts: config.webPushAllowedHosts },
+      metrics: createDeviceRegistryMetrics(registry),
+    });
+    const rpc = await startRpcServer({
+      routes: (router) => router.service(DeviceRegistryService, service),
+      port: config.port,
+      log,
+    });
+    closers.unshift(() => rpc.close());
+    const admin = await startAdminServer({
+      port: config.adminPort,
+      registry,
+      ready: async () => !nc.isClosed() && (await pool.query("SELECT 1")).rowCount === 1,
+    });
+    closers.unshift(() => admin.close());
+    return { port: rpc.port, adminPort: admin.port, close };
+  } catch (err) {
+    await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));
+    throw err;
+  }
+}

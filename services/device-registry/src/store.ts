@@ -1,0 +1,181 @@
+import type { Pool } from "@herald/runtime";
+import { audienceCountQuery, audiencePageQuery, type Audience } from "./audience-query.js";
+import { tokenHash, type DevicePlatform } from "./push-token.js";
+
+export interface DeviceRow {
+  id: string;
+  app_id: string;
+  platform: DevicePlatform;
+  push_token: string;
+  external_id: string | null;
+  language: string | null;
+  timezone: string | null;
+  app_version: string | null;
+  tags: string[];
+  opted_in: boolean;
+  invalid: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AudienceRow {
+  id: string;
+  platform: DevicePlatform;
+  push_token: string;
+  language: string | null;
+}
+
+/** Optional fields of a write: undefined keeps the stored value, null clears it. */
+export interface DeviceChanges {
+  externalId?: string | null;
+  language?: string | null;
+  timezone?: string | null;
+  appVersion?: string | null;
+  /** Replaces the tags when given. */
+  tags?: string[];
+}
+
+export interface Registration extends DeviceChanges {
+  appId: string;
+  platform: DevicePlatform;
+  /** Canonical form (see push-token.ts). */
+  pushToken: string;
+}
+
+export interface Invalidation {
+  deviceId: string;
+  observedAt: Date;
+  reason: string;
+}
+
+export interface DeviceStore {
+  register(r: Registration): Promise<{ device: DeviceRow; created: boolean }>;
+  get(id: string): Promise<DeviceRow | undefined>;
+  list(appId: string, offset: number, limit: number): Promise<{ devices: DeviceRow[]; total: number }>;
+  update(id: string, changes: DeviceChanges): Promise<DeviceRow | undefined>;
+  delete(id: string): Promise<boolean>;
+  setOptIn(id: string, optedIn: boolean): Promise<DeviceRow | undefined>;
+  /** Marks devices invalid unless re-registered after the observation; returns how many. */
+  invalidate(items: readonly Invalidation[]): Promise<number>;
+  audiencePage(audience: Audience, afterId: string | undefined, limit: number): Promise<AudienceRow[]>;
+  countAudience(audience: Audience): Promise<number>;
+  /** Deletes up to `limit` devices of an app; returns how many it deleted. */
+  deleteAppDevices(appId: string, limit: number): Promise<number>;
+}
+
+const DEVICE_COLUMNS =
+  "id, app_id, platform, push_token, external_id, language, timezone, app_version, tags, opted_in, invalid, created_at, updated_at";
+
+// For each optional column: a flag parameter says whether the write sets it.
+const keepOrSet = (column: string, flag: number, value: string) =>
+  `${column} = CASE WHEN $${flag}::boolean THEN ${value} ELSE devices.${column} END`;
+
+export class PgDeviceStore implements DeviceStore {
+  constructor(private readonly pool: Pool) {}
+
+  async register(r: Registration): Promise<{ device: DeviceRow; created: boolean }> {
+    // One statement, so concurrent registrations of one token converge on one row;
+    // xmax = 0 only on the row version an INSERT created.
+    const { rows } = await this.pool.query<DeviceRow & { created: boolean }>(
+      `INSERT INTO devices (app_id, token_hash, push_token, platform, external_id, language, timezone, app_version, tags)
+       VALUES ($1, $2, $3, $4, $6, $8, $10, $12, COALESCE($13::text[], '{}'))
+       ON CONFLICT (app_id, token_hash) DO UPDATE SET
+         push_token = EXCLUDED.push_token,
+         platform = EXCLUDED.platform,
+         ${keepOrSet("external_id", 5, "EXCLUDED.external_id")},
+         ${keepOrSet("language", 7, "EXCLUDED.language")},
+         ${keepOrSet("timezone", 9, "EXCLUDED.timezone")},
+         ${keepOrSet("app_version", 11, "EXCLUDED.app_version")},
+         tags = CASE WHEN $13::text[] IS NULL THEN devices.tags ELSE EXCLUDED.tags END,
+         invalid = false, invalid_reason = NULL, invalidated_at = NULL,
+         registered_at = now(), updated_at = now()
+       RETURNING ${DEVICE_COLUMNS}, (xmax = 0) AS created`,
+      [r.appId, tokenHash(r.pushToken), r.pushToken, r.platform, ...changeParams(r)],
+    );
+    const { created, ...device } = rows[0]!;
+    return { device, created };
+  }
+
+  async get(id: string): Promise<DeviceRow | undefined> {
+    const { rows } = await this.pool.query<DeviceRow>(`SELECT ${DEVICE_COLUMNS} FROM devices WHERE id = $1`, [id]);
+    return rows[0];
+  }
+
+  async list(appId: string, offset: number, limit: number): Promise<{ devices: DeviceRow[]; total: number }> {
+    const [page, count] = await Promise.all([
+      this.pool.query<DeviceRow>(
+        `SELECT ${DEVICE_COLUMNS} FROM devices WHERE app_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
+        [appId, offset, limit],
+      ),
+      this.pool.query<{ total: string }>("SELECT count(*) AS total FROM devices WHERE app_id = $1", [appId]),
+    ]);
+    return { devices: page.rows, total: Number(count.rows[0]!.total) };
+  }
+
+  async update(id: string, changes: DeviceChanges): Promise<DeviceRow | undefined> {
+    const { rows } = await this.pool.query<DeviceRow>(
+      `UPDATE devices SET
+         ${keepOrSet("external_id", 2, "$3")},
+         ${keepOrSet("language", 4, "$5")},
+         ${keepOrSet("timezone", 6, "$7")},
+         ${keepOrSet("app_version", 8, "$9")},
+         tags = COALESCE($10::text[], devices.tags),
+         updated_at = now()
+       WHERE id = $1
+       RETURNING ${DEVICE_COLUMNS}`,
+      [id, ...changeParams(changes)],
+    );
+    return rows[0];
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query("DELETE FROM devices WHERE id = $1", [id]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async setOptIn(id: string, optedIn: boolean): Promise<DeviceRow | undefined> {
+    const { rows } = await this.pool.query<DeviceRow>(
+      `UPDATE devices SET opted_in = $2, updated_at = now() WHERE id = $1 RETURNING ${DEVICE_COLUMNS}`,
+      [id, optedIn],
+    );
+    return rows[0];
+  }
+
+  async invalidate(items: readonly Invalidation[]): Promise<number> {
+    if (items.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      `UPDATE devices d
+         SET invalid = true, invalid_reason = v.reason, invalidated_at = now(), updated_at = now()
+       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS v(id, observed_at, reason)
+       WHERE d.id = v.id AND NOT d.invalid AND d.registered_at <= v.observed_at`,
+      [items.map((i) => i.deviceId), items.map((i) => i.observedAt), items.map((i) => i.reason)],
+    );
+    return rowCount ?? 0;
+  }
+
+  async audiencePage(audience: Audience, afterId: string | undefined, limit: number): Promise<AudienceRow[]> {
+    const q = audiencePageQuery(audience, afterId, limit);
+    return (await this.pool.query<AudienceRow>(q.text, q.values)).rows;
+  }
+
+  async countAudience(audience: Audience): Promise<number> {
+    const q = audienceCountQuery(audience);
+    return Number((await this.pool.query<{ count: string }>(q.text, q.values)).rows[0]!.count);
+  }
+
+  async deleteAppDevices(appId: string, limit: number): Promise<number> {
+    // Ordered like the (app_id, token_hash) index so that every batch is an index range,
+    // never a sequential scan that rereads the rows earlier batches left dead.
+    const { rowCount } = await this.pool.query(
+      "DELETE FROM devices WHERE id IN (SELECT id FROM devices WHERE app_id = $1 ORDER BY token_hash LIMIT $2)",
+      [appId, limit],
+    );
+    return rowCount ?? 0;
+  }
+}
+
+/** The (flag, value) parameter pairs of the optional columns, then the tags. */
+function changeParams(c: DeviceChanges): unknown[] {
+  const pair = (v: string | null | undefined) => [v !== undefined, v ?? null];
+  return [...pair(c.externalId), ...pair(c.language), ...pair(c.timezone), ...pair(c.appVersion), c.tags ?? null];
+}

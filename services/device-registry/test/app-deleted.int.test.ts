@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DELETE_BATCH } from "../src/app-deleted-consumer.js";
+import { tokenHash } from "../src/push-token.js";
+import { startRegistry, type Registry } from "./harness.js";
+
+async function insertDevices(r: Registry, appId: string, count: number): Promise<void> {
+  const tokens = Array.from({ length: count }, (_, i) => `tok-${appId}-${i}`);
+  await r.pool.query(
+    `INSERT INTO devices (app_id, platform, push_token, token_hash)
+     SELECT $1, 'android', t.token, t.hash FROM unnest($2::text[], $3::bytea[]) AS t(token, hash)`,
+    [appId, tokens, tokens.map(tokenHash)],
+  );
+}
+
+async function deviceCount(r: Registry, appId: string): Promise<number> {
+  const { rows } = await r.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM devices WHERE app_id = $1", [appId]);
+  return rows[0]!.n;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("app.deleted", () => {
+  let r: Registry;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    r = await startRegistry();
+    nc = await connect({ servers: r.natsUrl });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await r?.stop();
+  });
+
+  it("removes every device of the deleted app, in batches, and no other app's", async () => {
+    const deleted = randomUUID();
+    const kept = randomUUID();
+    await insertDevices(r, deleted, DELETE_BATCH * 2 + 17);
+    await insertDevices(r, kept, 25);
+    const js = jetstream(nc);
+
+    // A malformed event is dropped and does not block the ones behind it.
+    await js.publish(r.names.appDeleted, "not json");
+    await js.publish(r.names.appDeleted, JSON.stringify({ app_id: deleted, deleted_at: new Date().toISOString() }));
+
+    await waitFor(async () => (await deviceCount(r, deleted)) === 0);
+    expect(await deviceCount(r, kept)).toBe(25);
+
+    const jsm = await jetstreamManager(nc);
+    // Both messages settled: the bad one terminated, the good one acknowledged.
+    await waitFor(async () => {
+      const info = await jsm.consumers.info(r.names.eventsStream, r.names.consumer("device-registry-app-deleted"));
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    });
+  });
+
+  it("retries after a database failure", async () => {
+    const appId = randomUUID();
+    await insertDevices(r, appId, 10);
+    const jsm = await jetstreamManager(nc);
+    const consumer = r.names.consumer("device-registry-app-deleted");
+    // The consumer's statements fail while the table is away; the message is nak'ed, not lost.
+    await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
+    try {
+      const ack = await jetstream(nc).publish(r.names.appDeleted, JSON.stringify({ app_id: appId, deleted_at: new Date().toISOString() }));
+      await waitFor(async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      await r.pool.query("ALTER TABLE devices_away RENAME TO devices");
+    }
+    expect(await deviceCount(r, appId)).toBe(10);
+    await waitFor(async () => (await deviceCount(r, appId)) === 0);
+  });
+});

@@ -1,0 +1,178 @@
+import { randomUUID } from "node:crypto";
+import { Code } from "@connectrpc/connect";
+import { Platform } from "@herald/proto/common";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { AudienceFilterSchema, SegmentRuleSchema } from "@herald/proto/device";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokenHash } from "../src/push-token.js";
+import { startRegistry, type Registry } from "./harness.js";
+
+interface Seeded {
+  id: string;
+  platform: "ios" | "android" | "web";
+  external_id: string | null;
+  language: string;
+  timezone: string;
+  app_version: string;
+  tags: string[];
+  targetable: boolean;
+}
+
+const PLATFORMS = ["ios", "android", "web"] as const;
+const LANGUAGES = ["en", "de", "fr", "pt"];
+const TIMEZONES = ["Europe/Berlin", "America/New_York"];
+const VERSIONS = ["1.0", "2.0", "3.0", "4.0", "5.0"];
+
+/** Devices with varied attributes, inserted in one statement (not 10,000 RPCs). */
+async function seed(r: Registry, appId: string, count: number): Promise<Seeded[]> {
+  const rows = Array.from({ length: count }, (_, i) => {
+    const tags = [...(i % 7 === 0 ? ["vip"] : []), ...(i % 3 === 0 ? ["beta"] : []), ...(i % 11 === 0 ? ["churned"] : [])];
+    return {
+      token: `tok-${appId}-${i}`,
+      platform: PLATFORMS[i % 3]!,
+      external_id: i % 2 === 0 ? `user-${i % 500}` : null,
+      language: LANGUAGES[i % 4]!,
+      timezone: TIMEZONES[i % 2]!,
+      app_version: VERSIONS[i % 5]!,
+      tags,
+      opted_in: i % 10 !== 3,
+      invalid: i % 13 === 5,
+    };
+  });
+  const { rows: inserted } = await r.pool.query<{ id: string; push_token: string }>(
+    `INSERT INTO devices (app_id, push_token, token_hash, platform, external_id, language, timezone, app_version, tags, opted_in, invalid)
+     SELECT $1, t.token, t.hash, t.platform, t.external_id, t.language, t.timezone, t.app_version,
+            ARRAY(SELECT jsonb_array_elements_text(t.tags::jsonb)), t.opted_in, t.invalid
+     FROM unnest($2::text[], $3::bytea[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bool[], $11::bool[])
+       AS t(token, hash, platform, external_id, language, timezone, app_version, tags, opted_in, invalid)
+     RETURNING id, push_token`,
+    [
+      appId,
+      rows.map((d) => d.token),
+      rows.map((d) => tokenHash(d.token)),
+      rows.map((d) => d.platform),
+      rows.map((d) => d.external_id),
+      rows.map((d) => d.language),
+      rows.map((d) => d.timezone),
+      rows.map((d) => d.app_version),
+      rows.map((d) => JSON.stringify(d.tags)),
+      rows.map((d) => d.opted_in),
+      rows.map((d) => d.invalid),
+    ],
+  );
+  const idByToken = new Map(inserted.map((row) => [row.push_token, row.id]));
+  return rows.map((d) => ({ ...d, id: idByToken.get(d.token)!, targetable: d.opted_in && !d.invalid }));
+}
+
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+describe("audience", () => {
+  let r: Registry;
+  let devices: Seeded[];
+  const appId = randomUUID();
+
+  beforeAll(async () => {
+    r = await startRegistry();
+    devices = await seed(r, appId, 10_000);
+    await seed(r, randomUUID(), 200); // another app's devices must never appear
+  });
+  afterAll(async () => {
+    await r?.stop();
+  });
+
+  const expected = (match: (d: Seeded) => boolean) =>
+    devices.filter((d) => d.targetable && match(d)).map((d) => d.id).sort(byId);
+
+  async function stream(req: {
+    filter?: MessageInitShape<typeof AudienceFilterSchema>;
+    pageSize?: number;
+    afterDeviceId?: string;
+    platform?: Platform;
+  }) {
+    const pages: string[][] = [];
+    for await (const res of r.client.streamAudience({ appId, ...req })) pages.push(res.devices.map((d) => d.id));
+    return { pages, ids: pages.flat() };
+  }
+
+  const all: MessageInitShape<typeof AudienceFilterSchema> = { target: { case: "all", value: {} } };
+
+  it("streams every targetable device exactly once, in id order, in pages", async () => {
+    const want = expected(() => true);
+    expect(want.length).toBeGreaterThan(8_000);
+    expect(want.length).toBeLessThan(10_000);
+    const { pages, ids } = await stream({ filter: all, pageSize: 1_000 });
+    expect(ids).toEqual(want);
+    expect(pages.slice(0, -1).every((p) => p.length === 1_000)).toBe(true);
+  });
+
+  it("carries what a sender needs", async () => {
+    const first = devices.filter((d) => d.targetable).sort((a, b) => byId(a.id, b.id))[0]!;
+    const pages = [];
+    for await (const res of r.client.streamAudience({ appId, filter: all, pageSize: 5_000 })) pages.push(res);
+    expect(pages[0]!.devices[0]).toMatchObject({
+      id: first.id,
+      platform: { ios: Platform.IOS, android: Platform.ANDROID, web: Platform.WEB }[first.platform],
+      pushToken: `tok-${appId}-${devices.indexOf(first)}`,
+      language: first.language,
+    });
+  });
+
+  it("uses the default page size and caps large ones", async () => {
+    expect((await stream({ filter: all })).pages[0]).toHaveLength(1_000);
+    expect((await stream({ filter: all, pageSize: 50_000 })).pages[0]).toHaveLength(5_000);
+  });
+
+  it("resumes after a device id", async () => {
+    const want = expected(() => true);
+    const { ids } = await stream({ filter: all, pageSize: 700, afterDeviceId: want[3_999] });
+    expect(ids).toEqual(want.slice(4_000));
+  });
+
+  const filters: [string, MessageInitShape<typeof AudienceFilterSchema>, (d: Seeded) => boolean][] = [
+    ["all", all, () => true],
+    [
+      "external ids",
+      { target: { case: "externalIds", value: { externalIds: ["user-0", "user-42", "user-498", "nobody"] } } },
+      (d) => ["user-0", "user-42", "user-498"].includes(d.external_id ?? ""),
+    ],
+    ["no external ids", { target: { case: "externalIds", value: { externalIds: [] } } }, () => false],
+    ["tags any", seg({ tagsAny: ["vip", "churned"] }), (d) => d.tags.includes("vip") || d.tags.includes("churned")],
+    ["tags all", seg({ tagsAll: ["vip", "beta"] }), (d) => d.tags.includes("vip") && d.tags.includes("beta")],
+    ["tags none", seg({ tagsNone: ["beta"] }), (d) => !d.tags.includes("beta")],
+    ["platforms", seg({ platforms: [Platform.IOS, Platform.WEB] }), (d) => d.platform !== "android"],
+    ["languages", seg({ languages: ["de", "PT-br"] }), (d) => d.language === "de" || d.language === "pt"],
+    ["app versions", seg({ appVersions: ["2.0"] }), (d) => d.app_version === "2.0"],
+    ["timezones", seg({ timezones: ["America/New_York"] }), (d) => d.timezone === "America/New_York"],
+    ["with external id", seg({ hasExternalId: true }), (d) => d.external_id !== null],
+    ["without external id", seg({ hasExternalId: false }), (d) => d.external_id === null],
+    [
+      "combined rule",
+      seg({ tagsAny: ["beta"], tagsNone: ["churned"], platforms: [Platform.ANDROID], languages: ["en", "fr"], hasExternalId: true }),
+      (d) => d.tags.includes("beta") && !d.tags.includes("churned") && d.platform === "android" &&
+        ["en", "fr"].includes(d.language) && d.external_id !== null,
+    ],
+  ];
+
+  it.each(filters)("streams and counts the same devices: %s", async (_name, filter, match) => {
+    const want = expected(match);
+    const { ids } = await stream({ filter, pageSize: 2_000 });
+    expect(ids).toEqual(want);
+    const { count } = await r.client.countAudience({ appId, filter });
+    expect(count).toBe(BigInt(want.length));
+  });
+  it("narrows streams and counts to one platform", async () => {
+    const filter = seg({ tagsAny: ["beta"] });
+    const want = expected((d) => d.platform === "web" && d.tags.includes("beta"));
+    expect((await stream({ filter, platform: Platform.WEB, pageSize: 500 })).ids).toEqual(want);
+    expect((await r.client.countAudience({ appId, filter, platform: Platform.WEB })).count).toBe(BigInt(want.length));
+  });
+
+  it("answers NOT_FOUND for a segment id it does not know", async () => {
+    const filter = { target: { case: "segmentId" as const, value: randomUUID() } };
+    await expect(r.client.countAudience({ appId, filter })).rejects.toMatchObject({ code: Code.NotFound });
+  });
+});
+
+function seg(rule: MessageInitShape<typeof SegmentRuleSchema>): MessageInitShape<typeof AudienceFilterSchema> {
+  return { target: { case: "segment", value: rule } };
+}

@@ -1,0 +1,55 @@
+import { inject } from "vitest";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { createLogger, createPool, createRpcClient, readEnv, streamNames, type Pool } from "@herald/runtime";
+import { DeviceRegistryService } from "@herald/proto/device";
+import { uniqueName } from "../../../test/support/unique.js";
+import { configSpec, type Config } from "../src/config.js";
+import { start } from "../src/server.js";
+
+/**
+ * One device-registry as production runs it (start(), real Postgres and NATS), on its
+ * own schema and NATS namespace, plus a gRPC client and a pool for direct inspection.
+ */
+export async function startRegistry(env: Record<string, string> = {}) {
+  const infra = inject("infra");
+  const schema = uniqueName("dev");
+  const namespace = uniqueName("dev");
+  const config: Config = readEnv(configSpec, {
+    DATABASE_URL: infra.databaseUrl,
+    NATS_URL: infra.natsUrl,
+    NATS_NAMESPACE: namespace,
+    DB_SCHEMA: schema,
+    PORT: "0",
+    ADMIN_PORT: "0",
+    ...env,
+  });
+  const log = createLogger("device-registry", process.env.TEST_LOG_LEVEL ?? "silent");
+  const app = await start(config, { log });
+  const rpc = createRpcClient(DeviceRegistryService, `http://127.0.0.1:${app.port}`, { timeoutMs: 30_000 });
+  const pool: Pool = createPool({ url: infra.databaseUrl, schema });
+  const names = streamNames(namespace);
+  return {
+    app,
+    client: rpc.client,
+    pool,
+    names,
+    natsUrl: infra.natsUrl,
+    async stop() {
+      rpc.close();
+      await app.close();
+      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await pool.end();
+      const nc = await connect({ servers: infra.natsUrl });
+      try {
+        const jsm = await jetstreamManager(nc);
+        await jsm.consumers.delete(names.eventsStream, names.consumer("device-registry-app-deleted")).catch(() => false);
+        await jsm.streams.delete(names.eventsStream).catch(() => false);
+      } finally {
+        await nc.close();
+      }
+    },
+  };
+}
+
+export type Registry = Awaited<ReturnType<typeof startRegistry>>;
