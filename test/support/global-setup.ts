@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import pg from "pg";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
@@ -26,10 +28,35 @@ export default async function setup(project: TestProject): Promise<() => Promise
     );
   }
   await ensureDatabase(urls.databaseUrl);
+  await ensureJetStream(urls.natsUrl);
+  trustSimulatorCa();
   project.provide("infra", urls);
   return async () => {
     await containers?.stop();
   };
+}
+
+/**
+ * Test workers are forked after this runs and read NODE_EXTRA_CA_CERTS at start, so they
+ * (and every process they spawn) trust the provider simulator's CA — in addition to any
+ * CA file the user already set, never instead of it.
+ */
+function trustSimulatorCa(): void {
+  const root = path.resolve(import.meta.dirname, "../..");
+  const simCa = execFileSync(process.execPath, ["--import", "tsx", "services/provider-sim/src/ca-cli.ts"], {
+    cwd: root,
+    encoding: "utf8",
+  }).trim();
+  const parts = [readFileSync(simCa, "utf8").trim()];
+  const userCa = process.env.HERALD_USER_CA_CERTS ?? process.env.NODE_EXTRA_CA_CERTS;
+  const bundle = path.join(root, ".herald/test-ca-bundle.pem");
+  if (userCa && existsSync(userCa) && path.resolve(userCa) !== bundle) {
+    parts.unshift(readFileSync(userCa, "utf8").trim());
+    process.env.HERALD_USER_CA_CERTS = userCa;
+  }
+  mkdirSync(path.dirname(bundle), { recursive: true });
+  writeFileSync(bundle, `${parts.join("\n")}\n`);
+  process.env.NODE_EXTRA_CA_CERTS = bundle;
 }
 
 async function ensureDatabase(url: string): Promise<void> {
@@ -46,6 +73,19 @@ async function ensureDatabase(url: string): Promise<void> {
     });
   } finally {
     await client.end();
+  }
+}
+
+async function ensureJetStream(url: string): Promise<void> {
+  const { connect } = await import("@nats-io/transport-node");
+  const { jetstreamManager } = await import("@nats-io/jetstream");
+  const nc = await connect({ servers: url });
+  try {
+    await (await jetstreamManager(nc)).getAccountInfo();
+  } catch {
+    throw new Error(`NATS at ${url} has no JetStream: restart nats-server with -js`);
+  } finally {
+    await nc.close();
   }
 }
 

@@ -1,0 +1,169 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import {
+  DeviceInvalidatedSchema,
+  OutcomeKind,
+  OutcomeSchema,
+  type DeliveryBatch,
+  type DeliveryTarget,
+  type DeviceInvalidated,
+  type Outcome,
+  type RenderedPayload,
+} from "@herald/proto/delivery";
+import type { CredentialsCache } from "./credentials-cache.js";
+import type { Limiter } from "./limiter.js";
+import type { Provider, SendResult } from "./provider.js";
+import { nextDelay, type RetryPolicy } from "./retry-policy.js";
+
+export interface BatchResult {
+  outcomes: Outcome[];
+  invalidations: DeviceInvalidated[];
+}
+
+interface Delivered {
+  outcome: Outcome;
+  invalidation?: DeviceInvalidated;
+}
+
+export interface BatchProcessorDeps<C> {
+  provider: Provider<C>;
+  credentials: CredentialsCache<C>;
+  policy: RetryPolicy;
+  /** Bounds concurrent sends across every batch of the process. */
+  sendLimiter: Limiter;
+  onResult?: (result: SendResult, elapsedMs: number) => void;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+}
+
+export const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+
+/**
+ * Sends every target of one delivery batch and returns exactly one outcome per target.
+ * Transient failures are retried per device with backoff; when retries run out the
+ * device is `throttled` (the provider kept rate-limiting) or `failed`. It throws only
+ * when the credential service is unreachable or `signal` aborts: then the caller
+ * returns the whole batch to the queue.
+ */
+export class BatchProcessor<C> {
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly random: () => number;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: BatchProcessorDeps<C>) {
+    this.sleep = deps.sleep ?? abortableSleep;
+    this.random = deps.random ?? Math.random;
+    this.now = deps.now ?? Date.now;
+  }
+
+  async process(batch: DeliveryBatch, signal: AbortSignal): Promise<BatchResult> {
+    const payloads = new Map(batch.payloads.map((p) => [p.index, p]));
+    const permanent = await this.permanentFailure(batch);
+    if (permanent) {
+      return { outcomes: batch.targets.map((t) => outcome(t.deviceId, OutcomeKind.FAILED, permanent, 0)), invalidations: [] };
+    }
+    const creds = await this.deps.credentials.get(batch.appId);
+    if (!creds.ok) {
+      return { outcomes: batch.targets.map((t) => outcome(t.deviceId, OutcomeKind.FAILED, creds.reason, 0)), invalidations: [] };
+    }
+    const results = await Promise.all(
+      batch.targets.map((target): Promise<Delivered> => {
+        const payload = payloads.get(target.payloadIndex);
+        if (!payload) return Promise.resolve({ outcome: outcome(target.deviceId, OutcomeKind.FAILED, "MissingPayload", 0) });
+        return this.deliver(batch, target, payload, creds.credentials, signal);
+      }),
+    );
+    return {
+      outcomes: results.map((r) => r.outcome),
+      invalidations: results.flatMap((r) => (r.invalidation ? [r.invalidation] : [])),
+    };
+  }
+
+  private async permanentFailure(batch: DeliveryBatch): Promise<string | undefined> {
+    if (batch.ttlSeconds > 0 && batch.createdAt) {
+      const deadline = timestampDate(batch.createdAt).getTime() + batch.ttlSeconds * 1000;
+      if (this.now() > deadline) return "Expired";
+    }
+    return undefined;
+  }
+
+  private async deliver(
+    batch: DeliveryBatch,
+    target: DeliveryTarget,
+    payload: RenderedPayload,
+    credentials: C,
+    signal: AbortSignal,
+  ): Promise<Delivered> {
+    const started = this.now();
+    for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted();
+      const result = await this.attempt(batch, target, payload, credentials, signal);
+      switch (result.kind) {
+        case "delivered":
+          return { outcome: outcome(target.deviceId, OutcomeKind.DELIVERED, "", attempt) };
+        case "failed":
+          return { outcome: outcome(target.deviceId, OutcomeKind.FAILED, result.reason, attempt) };
+        case "bounced":
+          return {
+            outcome: outcome(target.deviceId, OutcomeKind.BOUNCED, result.reason, attempt),
+            invalidation: create(DeviceInvalidatedSchema, {
+              deviceId: target.deviceId,
+              appId: batch.appId,
+              platform: batch.platform,
+              reason: result.reason,
+              observedAt: timestampFromDate(result.observedAt ?? new Date(this.now())),
+            }),
+          };
+        case "retry": {
+          const delay = nextDelay(this.deps.policy, attempt, this.now() - started, result.retryAfterMs, this.random);
+          if (delay === undefined) {
+            const kind = result.throttled ? OutcomeKind.THROTTLED : OutcomeKind.FAILED;
+            return { outcome: outcome(target.deviceId, kind, result.reason, attempt) };
+          }
+          await this.sleep(delay, signal);
+        }
+      }
+    }
+  }
+
+  private async attempt(
+    batch: DeliveryBatch,
+    target: DeliveryTarget,
+    payload: RenderedPayload,
+    credentials: C,
+    signal: AbortSignal,
+  ): Promise<SendResult> {
+    await this.deps.sendLimiter.acquire();
+    const t0 = this.now();
+    let result: SendResult;
+    try {
+      result = await this.deps.provider.send(target, { batch, payload, credentials, signal });
+    } catch (err) {
+      signal.throwIfAborted();
+      // Network trouble (reset, timeout, refused): transient by nature.
+      const code = (err as { code?: string }).code ?? (err as Error).name ?? "Error";
+      result = { kind: "retry", reason: `NetworkError:${code}` };
+    } finally {
+      this.deps.sendLimiter.release();
+    }
+    this.deps.onResult?.(result, this.now() - t0);
+    return result;
+  }
+}
+
+function outcome(deviceId: string, kind: OutcomeKind, reason: string, attempts: number): Outcome {
+  return create(OutcomeSchema, { deviceId, kind, reason, attempts });
+}

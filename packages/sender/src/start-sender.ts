@@ -1,0 +1,80 @@
+import { CredentialService } from "@herald/proto/credential";
+import { platformFromSubject } from "./platform.js";
+import {
+  connectNats,
+  createMetricsRegistry,
+  createRpcClient,
+  startAdminServer,
+  streamNames,
+  type Logger,
+} from "@herald/runtime";
+import { BatchProcessor } from "./batch-processor.js";
+import { CredentialsCache } from "./credentials-cache.js";
+import { startDeliveryConsumer } from "./delivery-consumer.js";
+import { Limiter } from "./limiter.js";
+import type { Provider } from "./provider.js";
+import type { SenderConfig } from "./sender-config.js";
+import { senderMetrics } from "./sender-metrics.js";
+
+export interface RunningSender {
+  adminPort: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Wires a provider into the shared machinery: credential client and cache, the
+ * JetStream delivery consumer, retries, metrics and the health/metrics endpoint. The
+ * same function runs in production, dev mode and tests.
+ */
+export async function startSender<C>(config: SenderConfig, provider: Provider<C>, deps: { log: Logger }): Promise<RunningSender> {
+  const { log } = deps;
+  const registry = createMetricsRegistry(`sender-${provider.platform}`);
+  const metrics = senderMetrics(registry, provider.platform);
+  const credentialRpc = createRpcClient(CredentialService, config.credentialUrl);
+  const platform = platformFromSubject(provider.platform);
+  const credentials = new CredentialsCache<C>(
+    async (appId, p) => credentialRpc.client.getSendCredentials({ appId, platform: p }),
+    (r) => provider.prepareCredentials(r),
+    platform,
+  );
+  const processor = new BatchProcessor<C>({
+    provider,
+    credentials,
+    sendLimiter: new Limiter(config.maxInFlight),
+    policy: {
+      maxAttempts: config.retryMaxAttempts,
+      baseDelayMs: config.retryBaseMs,
+      maxDelayMs: config.retryMaxDelayMs,
+      maxElapsedMs: config.retryMaxElapsedMs,
+    },
+    onResult: metrics.onResult,
+  });
+  const nc = await connectNats(config.natsUrl, `sender-${provider.platform}`, log);
+  const consumer = await startDeliveryConsumer({
+    nc,
+    names: streamNames(config.natsNamespace),
+    platform: provider.platform,
+    processor: processor as BatchProcessor<unknown>,
+    log,
+    concurrentBatches: config.concurrentBatches,
+    ackWaitMs: config.ackWaitMs,
+    drainMs: config.drainMs,
+    onBatch: (_batch, ms) => metrics.onBatch(ms),
+  });
+  const admin = await startAdminServer({
+    port: config.adminPort,
+    registry,
+    ready: async () => !nc.isClosed(),
+  });
+  log.info({ platform: provider.platform, adminPort: admin.port }, "sender started");
+  return {
+    adminPort: admin.port,
+    async close() {
+      await consumer.stop();
+      await nc.drain();
+      await provider.close();
+      credentialRpc.close();
+      await admin.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { createCipheriv, createECDH, hkdfSync, randomBytes } from "node:crypto";
+
+/**
+ * RFC 8291 message encryption with the aes128gcm content coding (RFC 8188), in one
+ * record. Every call uses a fresh ephemeral P-256 key pair and a fresh salt, so no two
+ * messages share a content-encryption key.
+ */
+export const RECORD_SIZE = 4096;
+const HEADER_LENGTH = 16 + 4 + 1 + 65;
+const TAG_LENGTH = 16;
+/** Largest plaintext that fits one 4096-byte record: 4096 − 86 − 16 − 1 (delimiter). */
+export const MAX_PLAINTEXT = RECORD_SIZE - HEADER_LENGTH - TAG_LENGTH - 1;
+
+export class PayloadTooLargeError extends Error {
+  constructor(readonly size: number) {
+    super(`web push payload of ${size} bytes exceeds ${MAX_PLAINTEXT} bytes`);
+    this.name = "PayloadTooLargeError";
+  }
+}
+
+export interface Subscriber {
+  /** The subscription's p256dh: uncompressed P-256 point (65 bytes). */
+  publicKey: Buffer;
+  /** The subscription's 16-byte auth secret. */
+  authSecret: Buffer;
+}
+
+const KEY_INFO_PREFIX = Buffer.from("WebPush: info\0", "latin1");
+const CEK_INFO = Buffer.from("Content-Encoding: aes128gcm\0", "latin1");
+const NONCE_INFO = Buffer.from("Content-Encoding: nonce\0", "latin1");
+
+export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
+  if (plaintext.length > MAX_PLAINTEXT) throw new PayloadTooLargeError(plaintext.length);
+  const ephemeral = createECDH("prime256v1");
+  const senderPublic = ephemeral.generateKeys();
+  const sharedSecret = ephemeral.computeSecret(to.publicKey);
+  const salt = randomBytes(16);
+
+  const keyInfo = Buffer.concat([KEY_INFO_PREFIX, to.publicKey, senderPublic]);
+  const ikm = Buffer.from(hkdfSync("sha256", sharedSecret, to.authSecret, keyInfo, 32));
+  const cek = Buffer.from(hkdfSync("sha256", ikm, salt, CEK_INFO, 16));
+  const nonce = Buffer.from(hkdfSync("sha256", ikm, salt, NONCE_INFO, 12));
+
+  const cipher = createCipheriv("aes-128-gcm", cek, nonce);
+  // 0x02 marks the last (and only) record; no further padding.
+  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.update(Buffer.of(2)), cipher.final(), cipher.getAuthTag()]);
+
+  const header = Buffer.alloc(HEADER_LENGTH);
+  salt.copy(header, 0);
+  header.writeUInt32BE(RECORD_SIZE, 16);
+  header.writeUInt8(senderPublic.length, 20);
+  senderPublic.copy(header, 21);
+  return Buffer.concat([header, ciphertext]);
+}

@@ -1,0 +1,15 @@
+import type { Logger } from "@herald/runtime";
+import { startSender, type RunningSender } from "@herald/sender";
+import type { Config } from "./config.js";
+import { PushTransport } from "./push-transport.js";
+import { VapidSigner } from "./vapid.js";
+import { WebPushProvider } from "./webpush-provider.js";
+
+export function start(config: Config, deps: { log: Logger }): Promise<RunningSender> {
+  const policy = {
+    allowPrivate: config.allowPrivate,
+    allowedHosts: config.allowedHosts.split(",").map((h) => h.trim()).filter(Boolean),
+  };
+  const provider = new WebPushProvider(new PushTransport({ allowPrivate: config.allowPrivate }), new VapidSigner(), policy);
+  return startSender(config, provider, deps);
+}

@@ -1,0 +1,116 @@
+import { createHash } from "node:crypto";
+import type { GetSendCredentialsResponse } from "@herald/proto/credential";
+import type { DeliveryBatch, DeliveryTarget } from "@herald/proto/delivery";
+import { checkEndpointUrl, type EndpointPolicy } from "@herald/runtime";
+import { CredentialsError, parseRetryAfter, type Provider, type SendContext, type SendResult } from "@herald/sender";
+import { encrypt, PayloadTooLargeError } from "./ece.js";
+import type { PushTransport, PushResponse } from "./push-transport.js";
+import type { VapidKeys, VapidSigner } from "./vapid.js";
+
+/** What a push service keeps an undelivered message for when the send sets no ttl: 4 weeks. */
+export const DEFAULT_TTL_SECONDS = 28 * 24 * 3600;
+
+interface Subscription {
+  endpoint: URL;
+  p256dh: Buffer;
+  auth: Buffer;
+}
+
+/** Web Push (RFC 8030) with RFC 8291 encryption and VAPID (RFC 8292). */
+export class WebPushProvider implements Provider<VapidKeys> {
+  readonly platform = "web" as const;
+  private readonly dataCache = new WeakMap<DeliveryBatch, unknown>();
+
+  constructor(
+    private readonly transport: PushTransport,
+    private readonly signer: VapidSigner,
+    private readonly policy: EndpointPolicy,
+  ) {}
+
+  prepareCredentials(response: GetSendCredentialsResponse): VapidKeys {
+    if (response.credentials.case !== "vapid") throw new CredentialsError("the web platform config holds no VAPID keys");
+    const { publicKey, privateKey, subject } = response.credentials.value;
+    if (Buffer.from(publicKey, "base64url").length !== 65 || Buffer.from(privateKey, "base64url").length !== 32) {
+      throw new CredentialsError("VAPID keys have the wrong length");
+    }
+    return { publicKey, privateKey, subject };
+  }
+
+  async send(target: DeliveryTarget, ctx: SendContext<VapidKeys>): Promise<SendResult> {
+    const sub = parseSubscription(target.pushToken);
+    if (!sub) return { kind: "failed", reason: "InvalidSubscription" };
+    const allowed = checkEndpointUrl(sub.endpoint.href, this.policy);
+    if (!allowed.ok) return { kind: "failed", reason: `EndpointRefused: ${allowed.reason}` };
+
+    const { batch, payload } = ctx;
+    const plaintext = Buffer.from(JSON.stringify({ title: payload.title, body: payload.body, data: this.data(batch), ...(batch.imageUrl ? { image: batch.imageUrl } : {}) }));
+    let body: Buffer;
+    try {
+      body = encrypt(plaintext, { publicKey: sub.p256dh, authSecret: sub.auth });
+    } catch (err) {
+      if (err instanceof PayloadTooLargeError) return { kind: "failed", reason: "PayloadTooLarge" };
+      throw err;
+    }
+    const headers: Record<string, string> = {
+      ttl: String(batch.ttlSeconds || DEFAULT_TTL_SECONDS),
+      urgency: batch.highPriority ? "high" : "normal",
+      "content-encoding": "aes128gcm",
+      "content-type": "application/octet-stream",
+      authorization: await this.signer.authorization(sub.endpoint.href, ctx.credentials),
+    };
+    if (batch.collapseId) headers.topic = topicFor(batch.collapseId);
+    let res: PushResponse;
+    try {
+      res = await this.transport.post(sub.endpoint, headers, body, ctx.signal);
+    } catch (err) {
+      if ((err as { code?: string }).code === "ESSRF") return { kind: "failed", reason: `EndpointRefused: ${(err as Error).message}` };
+      throw err;
+    }
+    return classify(res);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private data(batch: DeliveryBatch): unknown {
+    if (!batch.dataJson) return {};
+    let parsed = this.dataCache.get(batch);
+    if (parsed === undefined) {
+      parsed = JSON.parse(batch.dataJson);
+      this.dataCache.set(batch, parsed);
+    }
+    return parsed;
+  }
+}
+
+/** Maps a push service's answer (RFC 8030 §5, PROVIDERS.md) to an outcome. */
+export function classify(res: PushResponse): SendResult {
+  const s = res.status;
+  if (s >= 200 && s < 300) return { kind: "delivered" };
+  if (s === 404 || s === 410) return { kind: "bounced", reason: s === 410 ? "Gone" : "NotFound" };
+  if (s === 429) return { kind: "retry", reason: "TooManyRequests", throttled: true, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
+  if (s >= 500) return { kind: "retry", reason: `ServerError:${s}`, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
+  if (s === 413) return { kind: "failed", reason: "PayloadTooLarge" };
+  if (s === 401 || s === 403) return { kind: "failed", reason: `VapidRejected:${s}` };
+  return { kind: "failed", reason: `Rejected:${s}` };
+}
+
+/** A Topic header is at most 32 base64url characters; longer collapse ids are hashed to fit. */
+export function topicFor(collapseId: string): string {
+  if (/^[A-Za-z0-9_-]{1,32}$/.test(collapseId)) return collapseId;
+  return createHash("sha256").update(collapseId).digest("base64url").slice(0, 32);
+}
+
+function parseSubscription(token: string): Subscription | undefined {
+  try {
+    const raw = JSON.parse(token) as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } };
+    if (typeof raw.endpoint !== "string" || typeof raw.keys?.p256dh !== "string" || typeof raw.keys.auth !== "string") return undefined;
+    const p256dh = Buffer.from(raw.keys.p256dh, "base64url");
+    const auth = Buffer.from(raw.keys.auth, "base64url");
+    if (p256dh.length !== 65 || auth.length !== 16) return undefined;
+    return { endpoint: new URL(raw.endpoint), p256dh, auth };
+  } catch {
+    return undefined;
+  }
+}

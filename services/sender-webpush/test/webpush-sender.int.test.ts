@@ -1,0 +1,246 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { Platform } from "@herald/proto/common";
+import {
+  DeliveryBatchSchema,
+  DeviceInvalidatedSchema,
+  OutcomeBatchSchema,
+  OutcomeKind,
+  type OutcomeBatch,
+} from "@herald/proto/delivery";
+import { createLogger, readEnv, streamNames, type StreamNames } from "@herald/runtime";
+import { SimAdminClient } from "@herald/provider-sim/admin-client";
+import { configSpec as simConfigSpec } from "@herald/provider-sim/config";
+import { start as startSim, type ProviderSim } from "@herald/provider-sim/server";
+import {
+  cleanUp as cleanUpCredential,
+  rawPool,
+  startService as startCredential,
+  testConfig as credentialConfig,
+  type Running,
+} from "../../credential/test/harness.js";
+import { uniqueName } from "../../../test/support/unique.js";
+import { loadConfig } from "../src/config.js";
+import { start } from "../src/server.js";
+
+// The web push sender end to end below the gateway: real credential service, real
+// JetStream, the strict simulator as push service, RFC 8291 payloads decrypted there.
+const log = createLogger("test", "silent");
+let sim: ProviderSim;
+let admin: SimAdminClient;
+let credential: Running;
+let credCfg: ReturnType<typeof credentialConfig>;
+let nc: NatsConnection;
+let names: StreamNames;
+let appId: string;
+let vapidPublicKey: string;
+const namespace = uniqueName("wpns");
+
+function senderConfig(overrides: Record<string, string> = {}) {
+  const infra = inject("infra");
+  return loadConfig({
+    NATS_URL: infra.natsUrl,
+    NATS_NAMESPACE: namespace,
+    ADMIN_PORT: "0",
+    CREDENTIAL_URL: `http://127.0.0.1:${credential.app.port}`,
+    HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
+    SENDER_RETRY_BASE_MS: "20",
+    SENDER_RETRY_MAX_DELAY_MS: "100",
+    SENDER_RETRY_MAX_ATTEMPTS: "4",
+    LOG_LEVEL: "silent",
+    ...overrides,
+  });
+}
+
+async function subscriptions(n: number) {
+  return admin.createWebPushSubscriptions(vapidPublicKey, n);
+}
+
+async function publishBatch(targets: { id: string; token: string }[], extra: { dataJson?: string; seq?: bigint; campaignId?: string } = {}) {
+  const campaignId = extra.campaignId ?? randomUUID();
+  const batch = create(DeliveryBatchSchema, {
+    campaignId,
+    appId,
+    platform: Platform.WEB,
+    sequence: extra.seq ?? 1n,
+    payloads: [{ index: 0, title: "Hallo", body: "Wie geht's?" }, { index: 1, title: "Hello", body: "How are you?" }],
+    targets: targets.map((t, i) => ({ deviceId: t.id, pushToken: t.token, payloadIndex: i % 2 })),
+    dataJson: extra.dataJson ?? JSON.stringify({ action_url: "https://example.com/a" }),
+    ttlSeconds: 3600,
+    highPriority: true,
+    collapseId: "news",
+    createdAt: timestampFromDate(new Date()),
+  });
+  await jetstream(nc).publish(names.delivery("web"), toBinary(DeliveryBatchSchema, batch), { msgID: `${campaignId}.${batch.sequence}` });
+  return campaignId;
+}
+
+/** Reads every OutcomeBatch for a campaign until `expected` outcomes arrived. */
+async function outcomes(campaignId: string, expected: number, timeoutMs = 30_000): Promise<OutcomeBatch["outcomes"]> {
+  const jsm = await jetstreamManager(nc);
+  const durable = `t${randomBytes(4).toString("hex")}`;
+  await jsm.consumers.add(names.outcomesStream, { durable_name: durable, filter_subject: names.outcome(campaignId), ack_policy: AckPolicy.Explicit });
+  const consumer = await jetstream(nc).consumers.get(names.outcomesStream, durable);
+  const all: OutcomeBatch["outcomes"] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (all.length < expected && Date.now() < deadline) {
+    const msgs = await consumer.fetch({ max_messages: 100, expires: 1000 });
+    for await (const m of msgs) {
+      all.push(...fromBinary(OutcomeBatchSchema, m.data).outcomes);
+      m.ack();
+    }
+  }
+  await jsm.consumers.delete(names.outcomesStream, durable);
+  return all;
+}
+
+beforeAll(async () => {
+  const infra = inject("infra");
+  sim = await startSim(readEnv(simConfigSpec, { PORT: "0", ADMIN_PORT: "0", LOG_LEVEL: "silent", SIM_SEED: "7" }), { log });
+  admin = new SimAdminClient(`http://127.0.0.1:${sim.adminPort}`);
+  credCfg = credentialConfig();
+  credential = await startCredential(credCfg);
+  const pool = rawPool(credCfg);
+  const { rows } = await pool.query<{ id: string }>("SELECT id FROM orgs LIMIT 1");
+  await pool.end();
+  const app = await credential.client.createApp({ orgId: rows[0]!.id, name: "web", platform: Platform.WEB, bundleId: "com.example.web" });
+  appId = app.app!.id;
+  const cfg = await credential.client.putPlatformConfig({ appId, credentials: { case: "vapid", value: { publicKey: "", privateKey: "", subject: "mailto:ops@example.com" } } });
+  vapidPublicKey = cfg.config!.details.case === "vapid" ? cfg.config!.details.value.publicKey : "";
+  nc = await connect({ servers: infra.natsUrl });
+  names = streamNames(namespace);
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await credential?.close();
+  await sim?.close();
+  await cleanUpCredential(credCfg);
+  const c = await connect({ servers: inject("infra").natsUrl });
+  const jsm = await jetstreamManager(c);
+  for (const s of [names.deliveryStream, names.outcomesStream, names.eventsStream]) await jsm.streams.delete(s).catch(() => undefined);
+  await c.close();
+});
+
+describe("web push sender", () => {
+  it("delivers one encrypted, localized payload per device and reports each outcome", async () => {
+    const sender = await start(senderConfig(), { log });
+    try {
+      const subs = await subscriptions(40);
+      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription), sub: s.id }));
+      const campaignId = await publishBatch(targets);
+      const got = await outcomes(campaignId, 40);
+      expect(got).toHaveLength(40);
+      expect(new Set(got.map((o) => o.deviceId))).toEqual(new Set(targets.map((t) => t.id)));
+      expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
+
+      const deliveries = await admin.allDeliveries({ platform: "webpush" });
+      for (const [i, t] of targets.entries()) {
+        const mine = deliveries.filter((d) => d.subscription_id === t.sub);
+        expect(mine).toHaveLength(1);
+        expect(JSON.parse(mine[0]!.payload)).toEqual({
+          title: i % 2 === 0 ? "Hallo" : "Hello",
+          body: i % 2 === 0 ? "Wie geht's?" : "How are you?",
+          data: { action_url: "https://example.com/a" },
+        });
+        expect(mine[0]!.headers).toMatchObject({ ttl: 3600, urgency: "high", topic: "news" });
+      }
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it("bounces gone subscriptions and publishes device.invalidated for them", async () => {
+    const sender = await start(senderConfig(), { log });
+    try {
+      const subs = await subscriptions(6);
+      await admin.markWebPushGone(subs[0]!.id);
+      await admin.markWebPushGone(subs[1]!.id);
+      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+      const campaignId = await publishBatch(targets);
+      const got = await outcomes(campaignId, 6);
+      const bounced = got.filter((o) => o.kind === OutcomeKind.BOUNCED).map((o) => o.deviceId).sort();
+      expect(bounced).toEqual([targets[0]!.id, targets[1]!.id].sort());
+
+      const jsm = await jetstreamManager(nc);
+      const durable = `inv${randomBytes(3).toString("hex")}`;
+      await jsm.consumers.add(names.eventsStream, { durable_name: durable, filter_subject: names.deviceInvalidated, ack_policy: AckPolicy.Explicit });
+      const msgs = await (await jetstream(nc).consumers.get(names.eventsStream, durable)).fetch({ max_messages: 10, expires: 1000 });
+      const invalidated: string[] = [];
+      for await (const m of msgs) {
+        const ev = fromBinary(DeviceInvalidatedSchema, m.data);
+        if (bounced.includes(ev.deviceId)) invalidated.push(ev.deviceId);
+        m.ack();
+      }
+      expect(invalidated.sort()).toEqual(bounced);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it("retries 5xx and 429 with backoff and counts exhausted retries as failed or throttled", async () => {
+    const sender = await start(senderConfig(), { log });
+    try {
+      const subs = await subscriptions(10);
+      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+      // Transient: the first 6 requests fail, the retries get through.
+      await admin.setFaults("webpush", { error_rate: 1, error_status: 503, remaining: 6 });
+      let got = await outcomes(await publishBatch(targets), 10);
+      expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
+      expect(got.some((o) => o.attempts > 1)).toBe(true);
+
+      // Persistent throttling: every device ends throttled after its attempts.
+      await admin.setFaults("webpush", { throttle_rate: 1, retry_after_s: 0 });
+      got = await outcomes(await publishBatch(targets), 10);
+      expect(got.map((o) => [OutcomeKind[o.kind], o.attempts])).toEqual(Array(10).fill(["THROTTLED", 4]));
+
+      await admin.setFaults("webpush", { error_rate: 1, error_status: 500 });
+      got = await outcomes(await publishBatch(targets), 10);
+      expect(got.every((o) => o.kind === OutcomeKind.FAILED && o.reason === "ServerError:500")).toBe(true);
+    } finally {
+      await admin.clearFaults("webpush");
+      await sender.close();
+    }
+  });
+
+  it("fails devices whose payload is too large, and unconfigured apps, with a reason", async () => {
+    const sender = await start(senderConfig(), { log });
+    try {
+      const [sub] = await subscriptions(1);
+      const target = { id: randomUUID(), token: JSON.stringify(sub!.subscription) };
+      const big = await outcomes(await publishBatch([target], { dataJson: JSON.stringify({ x: "y".repeat(5000) }) }), 1);
+      expect(big.map((o) => [OutcomeKind[o.kind], o.reason])).toEqual([["FAILED", "PayloadTooLarge"]]);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it("hands back unfinished work on shutdown and a new sender completes it", async () => {
+    await admin.setFaults("webpush", { latency_ms: 300 });
+    const subs = await subscriptions(30);
+    const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+    const first = await start(senderConfig({ SENDER_MAX_IN_FLIGHT: "2", SENDER_DRAIN_MS: "100" }), { log });
+    const campaignId = await publishBatch(targets);
+    await new Promise((r) => setTimeout(r, 800));
+    await first.close();
+    await admin.clearFaults("webpush");
+    const second = await start(senderConfig(), { log });
+    try {
+      const got = await outcomes(campaignId, 30);
+      expect(new Set(got.map((o) => o.deviceId)).size).toBe(30);
+      expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
+      const counts = await admin.deliveryCount("webpush");
+      const resent = subs.filter((s) => (counts.by_target[s.id] ?? 0) > 1).length;
+      // Only devices of the batch in flight at shutdown can have been sent twice.
+      expect(resent).toBeLessThanOrEqual(30);
+      expect(subs.every((s) => (counts.by_target[s.id] ?? 0) >= 1)).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+});
