@@ -1,7 +1,7 @@
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import { ConnectError, Code, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ConnectError, Code, createConnectRouter, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
 
 export interface RpcServer {
@@ -33,12 +33,7 @@ export async function startRpcServer(opts: {
   log: Logger;
   interceptors?: Interceptor[];
 }): Promise<RpcServer> {
-  const server = http2.createServer(
-    connectNodeAdapter({
-      routes: opts.routes,
-      interceptors: [errorInterceptor(opts.log), ...(opts.interceptors ?? [])],
-    }),
-  );
+  const server = http2.createServer(rpcHandler(opts.routes, [errorInterceptor(opts.log), ...(opts.interceptors ?? [])], opts.log));
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (s) => {
     sessions.add(s);
@@ -57,5 +52,30 @@ export async function startRpcServer(opts: {
         // Ask clients to go away once in-flight streams finish; do not cut them off.
         for (const s of sessions) s.close();
       }),
+  };
+}
+
+/**
+ * connectNodeAdapter's request handler, except that a response that cannot be written
+ * (typically: the client cancelled a stream) is logged through our logger, at debug
+ * level for cancellations, instead of console.error.
+ */
+function rpcHandler(routes: (router: ConnectRouter) => void, interceptors: Interceptor[], log: Logger) {
+  const router = createConnectRouter({ interceptors });
+  routes(router);
+  const handlers = new Map(router.handlers.map((h) => [h.requestPath, h]));
+  return (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+    const handler = handlers.get(req.url.split("?", 2)[0] ?? "");
+    if (!handler) {
+      res.writeHead(404).end();
+      return;
+    }
+    handler(universalRequestFromNodeRequest(req, res, undefined, undefined))
+      .then((uRes) => universalResponseToNodeResponse(uRes, res))
+      .catch((reason: unknown) => {
+        const code = ConnectError.from(reason).code;
+        const level = code === Code.Aborted || code === Code.Canceled ? "debug" : "warn";
+        log[level]({ err: reason, procedure: handler.method.name }, "rpc response not completed");
+      });
   };
 }
