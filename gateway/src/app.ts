@@ -1,0 +1,122 @@
+import cors from "@fastify/cors";
+import { createMetricsRegistry, type Logger } from "@herald/runtime";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { Redis } from "ioredis";
+import type { Registry } from "prom-client";
+import packageJson from "../package.json" with { type: "json" };
+import { AppDirectory } from "./app-directory.js";
+import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
+import { createJwtVerifier } from "./auth/jwt-verifier.js";
+import type { CredentialClient, DeviceClient } from "./backends.js";
+import type { Config } from "./config.js";
+import { registerAuth } from "./plugins/auth.js";
+import { registerBodyParser } from "./plugins/body-parser.js";
+import { registerErrorHandling } from "./plugins/error-handling.js";
+import { createGatewayMetrics, registerMetrics } from "./plugins/metrics.js";
+import { registerOpenApi } from "./plugins/openapi.js";
+import { registerRateLimit } from "./plugins/rate-limit.js";
+import { genReqId, registerRequestId } from "./plugins/request-id.js";
+import { RateLimiter } from "./rate-limiter.js";
+import { readinessCheck } from "./readiness.js";
+import { registerApiKeyRoutes } from "./routes/api-keys.js";
+import { registerAppRoutes } from "./routes/apps.js";
+import type { RouteDeps } from "./routes/deps.js";
+import { registerDeviceRoutes } from "./routes/devices.js";
+import { registerHealthRoutes } from "./routes/health.js";
+import { registerPlatformConfigRoutes } from "./routes/platform-config.js";
+import { sharedSchemas } from "./schemas/components.js";
+import { createValidatorCompiler } from "./validation.js";
+
+export type AppConfig = Pick<
+  Config,
+  | "redisKeyPrefix"
+  | "rateLimitPerMinute"
+  | "jwtIssuer"
+  | "jwtJwksUrl"
+  | "jwtAudience"
+  | "corsOrigins"
+  | "bodyLimitBytes"
+  | "authCacheMs"
+>;
+
+export interface BuildOptions {
+  config: AppConfig;
+  credential: CredentialClient;
+  devices: DeviceClient;
+  redis: Redis;
+  log: Logger;
+  /** Milliseconds since the epoch; tests may pin it. */
+  now?: () => number;
+  metricsRegistry?: Registry;
+}
+
+const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+const EXPOSED_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "X-Request-Id"];
+
+/** The whole gateway, wired but not listening: server.ts listens, tests use inject(). */
+export async function build(opts: BuildOptions): Promise<FastifyInstance> {
+  const { config } = opts;
+  const now = opts.now ?? Date.now;
+  const app = Fastify({
+    loggerInstance: opts.log as FastifyBaseLogger,
+    genReqId,
+    requestIdHeader: false,
+    logController: new LogController({
+      requestIdLogLabel: "request_id",
+      // Probes and scrapes every few seconds would drown the request log.
+      disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
+    }),
+    bodyLimit: config.bodyLimitBytes,
+    // Trailing slashes and double slashes name the same route.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+  });
+  app.setValidatorCompiler(createValidatorCompiler(sharedSchemas));
+
+  const metrics = createGatewayMetrics(opts.metricsRegistry ?? createMetricsRegistry("gateway"));
+  registerRequestId(app);
+  registerErrorHandling(app);
+  registerBodyParser(app, config.bodyLimitBytes);
+  await app.register(cors, {
+    origin: config.corsOrigins === "*" ? "*" : config.corsOrigins,
+    methods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+  });
+  await registerOpenApi(app, packageJson.version, config);
+  registerMetrics(app, metrics);
+  registerHealthRoutes(app, readinessCheck(opts));
+
+  const apiKeys = new ApiKeyVerifier(verifyWith(opts.credential, config.rateLimitPerMinute), config.authCacheMs, { now });
+  const jwt =
+    config.jwtIssuer && config.jwtJwksUrl
+      ? createJwtVerifier({
+          issuer: config.jwtIssuer,
+          jwksUrl: config.jwtJwksUrl,
+          ...(config.jwtAudience ? { audience: config.jwtAudience } : {}),
+          defaultRateLimit: config.rateLimitPerMinute,
+        })
+      : undefined;
+  const deps: RouteDeps = {
+    credential: opts.credential,
+    devices: opts.devices,
+    apps: new AppDirectory(opts.credential, 3_000, { now }),
+    apiKeys,
+    defaultRateLimit: config.rateLimitPerMinute,
+  };
+
+  // Everything under /v1 is authenticated, then rate-limited, then validated (hooks run
+  // in that order, before the body is parsed); the routes above stay public.
+  await app.register(
+    async (v1) => {
+      registerAuth(v1, { apiKeys, ...(jwt ? { jwt } : {}), metrics });
+      registerRateLimit(v1, { limiter: new RateLimiter(opts.redis, config.redisKeyPrefix), metrics, now });
+      registerAppRoutes(v1, deps);
+      registerPlatformConfigRoutes(v1, deps);
+      registerApiKeyRoutes(v1, deps);
+      registerDeviceRoutes(v1, deps);
+    },
+    { prefix: "/v1" },
+  );
+  return app;
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from "fastify";
+import { toErrorReply } from "../http-errors.js";
+
+/**
+ * Every failure leaves as the seed's JSON error: schema violations, unparsable or
+ * oversized bodies, unknown routes, backend errors. The mapping lives in http-errors.ts;
+ * this only wires it into fastify and logs what is ours to fix.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const out = toErrorReply(err);
+    if (out.internal) request.log.error({ err }, "request failed");
+    if (out.status === 401) reply.header("www-authenticate", 'Bearer realm="herald"');
+    return reply.code(out.status).type("application/json; charset=utf-8").send(out.body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0]!.slice(0, 200);
+    return reply
+      .code(404)
+      .type("application/json; charset=utf-8")
+      .send({ error: "NotFound", message: `no route ${request.method} ${path}` });
+  });
+}

@@ -1,0 +1,147 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance } from "fastify";
+import { sharedSchemas } from "../schemas/components.js";
+
+/** The document's introduction, with the limits this process actually enforces. */
+const description = (limits: DocumentedLimits) => `
+Herald sends push notifications to the registered devices of mobile and web apps.
+This document is produced by the running gateway from the same JSON Schemas that
+validate requests, so it always matches the deployed version.
+
+## Authentication
+Every endpoint except \`/healthz\`, \`/readyz\`, \`/metrics\`, \`/openapi.json\` and \`/docs\`
+needs \`Authorization: Bearer <token>\`, where the token is an API key (\`hk_live_…\`) or a
+session JWT of the admin panel. Keys are scoped to one app or to the whole organization;
+an app-scoped key used on another app gets 403. Missing or invalid credentials: 401.
+
+## Rate limits
+Each key may make \`rate_limit_per_minute\` requests per minute (${limits.rateLimitPerMinute.toLocaleString("en")}
+unless the key was created with its own limit; session tokens count per user). The window is 60 seconds from
+a key's first request and is shared exactly by all gateway replicas. Every authenticated
+response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
+\`X-RateLimit-Reset\` (Unix seconds); over the limit the answer is 429 with \`Retry-After\`.
+If the rate-limit store (Redis) is unreachable, requests are let through uncounted and
+the headers show a fresh window: availability is preferred over strict limiting.
+
+## Errors
+Errors are \`{"error": "<Name>", "message": "<text>"}\`; validation errors add
+\`details: [{"field": "/json/pointer", "message": "…"}]\`. Request bodies must be JSON
+(\`application/json\`, at most ${limits.bodyLimitBytes.toLocaleString("en")} bytes); unknown fields are rejected with 400 so
+that typos do not go unnoticed. An id in a path that is not a UUID answers 404, like any
+unknown id.
+
+## Lists
+Lists answer \`{"data": [...], "page": 1, "per_page": 50, "total": N}\`; \`page\` counts from 1,
+\`per_page\` is 1 to 200 (default 50); other values answer 400.
+
+## Conventions
+Identifiers are UUIDs; timestamps are ISO 8601 UTC (\`2026-11-21T10:00:00.000Z\`); optional
+fields without a value are \`null\`.
+`.trim();
+
+export interface DocumentedLimits {
+  rateLimitPerMinute: number;
+  bodyLimitBytes: number;
+}
+
+const COMPONENT_REF = /^#\/components\/schemas\/([^/]+)$/;
+
+interface SchemaNode {
+  properties?: Record<string, { const?: unknown; enum?: unknown[] }>;
+  discriminator?: { propertyName: string; mapping?: Record<string, string> };
+  oneOf?: { $ref?: string }[];
+}
+interface Document {
+  paths?: unknown;
+  components?: { schemas?: Record<string, SchemaNode> };
+}
+
+/** The tag value a component branch stands for: its const (or only enum value). */
+function tagValue(component: SchemaNode | undefined, property: string): string | undefined {
+  const tag = component?.properties?.[property];
+  const value = tag?.const ?? tag?.enum?.[0];
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * Adds the explicit `mapping` to discriminators whose oneOf branches are components:
+ * OpenAPI would otherwise take the tag value for the component name. The route schemas
+ * cannot carry it themselves, because ajv refuses `mapping`.
+ */
+export function addDiscriminatorMappings<D extends object>(doc: D): D {
+  const { paths, components: { schemas: components = {} } = {} } = doc as Document;
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== "object") return;
+    const schema = node as SchemaNode;
+    if (schema.discriminator && !schema.discriminator.mapping && schema.oneOf) {
+      const mapping: Record<string, string> = {};
+      for (const { $ref } of schema.oneOf) {
+        const name = $ref ? COMPONENT_REF.exec($ref)?.[1] : undefined;
+        const value = name ? tagValue(components[name], schema.discriminator.propertyName) : undefined;
+        if (value && $ref) mapping[value] = $ref;
+      }
+      if (Object.keys(mapping).length === schema.oneOf.length) schema.discriminator.mapping = mapping;
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(paths);
+  return doc;
+}
+
+/** Swagger UI gets everything from this server: the policy makes any CDN reference fail loudly. */
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
+  "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; " +
+  "form-action 'self'";
+
+/**
+ * OpenAPI 3.1 built from the route schemas, at GET /openapi.json, and the interactive
+ * reference at /docs, served fully offline from the bundled Swagger UI assets.
+ * Register before the routes: @fastify/swagger collects them as they are added.
+ */
+export async function registerOpenApi(app: FastifyInstance, version: string, limits: DocumentedLimits): Promise<void> {
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Herald API",
+        version,
+        description: description(limits),
+        license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+      },
+      servers: [{ url: "/", description: "This server" }],
+      tags: [
+        { name: "Apps", description: "Apps of the organization." },
+        { name: "Platform configs", description: "Per-app push credentials (APNs, FCM, VAPID)." },
+        { name: "API keys", description: "Keys that authenticate server-to-server calls and client libraries." },
+        { name: "Devices", description: "Registered devices, opt-out and opt-in." },
+        { name: "Operations", description: "Health, readiness and metrics; no authentication." },
+      ],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: "http",
+            scheme: "bearer",
+            description:
+              "An API key (`hk_live_` followed by 32+ letters and digits), or a session JWT of the admin panel " +
+              "(claims `org_id`, optional `app_id`, `sub`).",
+          },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+    transformObject: (documents) => ("openapiObject" in documents ? addDiscriminatorMappings(documents.openapiObject) : documents.swaggerObject),
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    staticCSP: DOCS_CSP,
+    theme: { title: "Herald API reference" },
+    uiConfig: { deepLinking: true, displayOperationId: true },
+  });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+}

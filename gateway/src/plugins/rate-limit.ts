@@ -1,0 +1,38 @@
+import type { FastifyInstance } from "fastify";
+import { rateLimited } from "../http-errors.js";
+import { decide, uncounted, type RateLimiter } from "../rate-limiter.js";
+import type { GatewayMetrics } from "./metrics.js";
+
+export interface RateLimitOptions {
+  limiter: RateLimiter;
+  metrics: GatewayMetrics;
+  now: () => number;
+}
+
+/**
+ * Counts each authenticated request against its key's per-minute limit, before the body
+ * is even parsed, and puts X-RateLimit-* on the reply (they survive into error replies).
+ * Redis trouble lets the request through uncounted, with a warning and a metric:
+ * availability of the API matters more than exact limiting during an outage.
+ */
+export function registerRateLimit(scope: FastifyInstance, opts: RateLimitOptions): void {
+  scope.addHook("onRequest", async (request, reply) => {
+    const principal = request.principal;
+    if (!principal) return;
+    const limit = principal.rateLimitPerMinute;
+    let decision;
+    try {
+      decision = decide(limit, await opts.limiter.hit(principal.identity), opts.now());
+    } catch (err) {
+      opts.metrics.rateLimitStoreErrors.inc();
+      request.log.warn({ err }, "rate-limit store unavailable; request let through uncounted");
+      decision = uncounted(limit, opts.now());
+    }
+    reply.headers(decision.headers);
+    if (decision.retryAfterSeconds !== undefined) {
+      opts.metrics.rateLimited.inc();
+      reply.header("retry-after", String(decision.retryAfterSeconds));
+      throw rateLimited(`rate limit of ${limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s`);
+    }
+  });
+}

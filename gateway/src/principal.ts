@@ -1,0 +1,24 @@
+import { KeyScope, type Principal as ProtoPrincipal } from "@herald/proto/credential";
+
+/** Who is calling, whether by API key or by session JWT. */
+export interface Principal {
+  orgId: string;
+  scope: "org" | "app";
+  /** The one app an app-scoped principal may touch. */
+  appId?: string;
+  /** What the rate limit counts against: the key id, or `jwt:<sub>`. */
+  identity: string;
+  rateLimitPerMinute: number;
+}
+
+export function fromApiKeyPrincipal(p: ProtoPrincipal, defaultLimit: number): Principal {
+  const app = p.scope === KeyScope.APP;
+  if (app && !p.appId) throw new Error("app-scoped principal without app id");
+  return {
+    orgId: p.orgId,
+    scope: app ? "app" : "org",
+    ...(app ? { appId: p.appId } : {}),
+    identity: `key:${p.keyId}`,
+    rateLimitPerMinute: p.rateLimitPerMinute || defaultLimit,
+  };
+}

@@ -1,0 +1,119 @@
+import type { Device } from "@herald/proto/device";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { deviceListAppId } from "../authorize.js";
+import { principalOf } from "../plugins/auth.js";
+import {
+  deleteDeviceSchema,
+  getDeviceSchema,
+  listDevicesSchema,
+  optInSchema,
+  optOutSchema,
+  registerDeviceSchema,
+  updateDeviceSchema,
+} from "../schemas/devices.js";
+import { deviceView, listView, platformFromName, type PlatformName, type PageQuery } from "../views.js";
+import type { RouteDeps } from "./deps.js";
+
+interface RegisterBody {
+  app_id: string;
+  push_token: string;
+  platform: PlatformName;
+  external_id?: string;
+  language?: string;
+  timezone?: string;
+  app_version?: string;
+  tags?: string[];
+}
+interface UpdateBody {
+  external_id?: string | null;
+  language?: string | null;
+  timezone?: string | null;
+  app_version?: string | null;
+  tags?: string[];
+}
+interface DeviceParams {
+  id: string;
+}
+
+/** Unset keeps the stored value; null and "" both clear it (the registry's "" convention). */
+const change = (v: string | null | undefined): string | undefined => (v === null ? "" : v);
+
+const present = (device: Device | undefined, rpc: string): Device => {
+  if (!device) throw new Error(`${rpc} answered without a device`);
+  return device;
+};
+
+export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): void {
+  const { devices, apps } = deps;
+
+  /** The device if the caller may touch its app: 404 when unknown, 403 when not theirs. */
+  async function authorizedDevice(request: FastifyRequest<{ Params: DeviceParams }>): Promise<Device> {
+    const { device } = await devices.getDevice({ id: request.params.id });
+    const found = present(device, "GetDevice");
+    await apps.authorized(principalOf(request), found.appId);
+    return found;
+  }
+
+  scope.post<{ Body: RegisterBody }>("/devices/register", { schema: registerDeviceSchema }, async (request) => {
+    const body = request.body;
+    const app = await apps.authorized(principalOf(request), body.app_id);
+    const { device } = await devices.registerDevice({
+      appId: app.id,
+      pushToken: body.push_token,
+      platform: platformFromName(body.platform),
+      externalId: body.external_id,
+      language: body.language,
+      timezone: body.timezone,
+      appVersion: body.app_version,
+      tags: body.tags === undefined ? undefined : { tags: body.tags },
+    });
+    return deviceView(present(device, "RegisterDevice"));
+  });
+
+  scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
+    "/devices",
+    { schema: listDevicesSchema },
+    async (request) => {
+      const principal = principalOf(request);
+      const q = request.query;
+      const app = await apps.authorized(principal, deviceListAppId(principal, q.app_id));
+      const res = await devices.listDevices({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
+      return listView(res.devices.map(deviceView), res.page, q);
+    },
+  );
+
+  scope.get<{ Params: DeviceParams }>("/devices/:id", { schema: getDeviceSchema }, async (request) =>
+    deviceView(await authorizedDevice(request)),
+  );
+
+  scope.put<{ Params: DeviceParams; Body: UpdateBody }>("/devices/:id", { schema: updateDeviceSchema }, async (request) => {
+    const current = await authorizedDevice(request);
+    const body = request.body;
+    const { device } = await devices.updateDevice({
+      id: current.id,
+      externalId: change(body.external_id),
+      language: change(body.language),
+      timezone: change(body.timezone),
+      appVersion: change(body.app_version),
+      tags: body.tags === undefined ? undefined : { tags: body.tags },
+    });
+    return deviceView(present(device, "UpdateDevice"));
+  });
+
+  scope.delete<{ Params: DeviceParams }>("/devices/:id", { schema: deleteDeviceSchema }, async (request, reply) => {
+    const current = await authorizedDevice(request);
+    await devices.deleteDevice({ id: current.id });
+    return reply.code(204).send();
+  });
+
+  for (const [path, optedIn, schema] of [
+    ["/devices/:id/opt-out", false, optOutSchema],
+    ["/devices/:id/opt-in", true, optInSchema],
+  ] as const) {
+    scope.post<{ Params: DeviceParams }>(path, { schema }, async (request) => {
+      const current = await authorizedDevice(request);
+      const { device } = await devices.setOptIn({ id: current.id, optedIn });
+      return deviceView(present(device, "SetOptIn"));
+    });
+  }
+}

@@ -1,0 +1,76 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { PutPlatformConfigRequestSchema } from "@herald/proto/credential";
+import type { FastifyInstance } from "fastify";
+import { principalOf } from "../plugins/auth.js";
+import { getPlatformConfigsSchema, putPlatformConfigSchema } from "../schemas/platform-config.js";
+import { platformConfigsView, platformConfigView } from "../views.js";
+import type { RouteDeps } from "./deps.js";
+
+type PlatformConfigBody =
+  | {
+      platform: "ios";
+      apns_p8_key: string;
+      apns_key_id: string;
+      apns_team_id: string;
+      apns_topic?: string;
+      apns_environment?: "production" | "sandbox";
+    }
+  | { platform: "android"; fcm_service_account: string | Record<string, unknown> }
+  | { platform: "web"; vapid_public_key?: string; vapid_private_key?: string; vapid_subject: string };
+
+type Credentials = MessageInitShape<typeof PutPlatformConfigRequestSchema>["credentials"];
+
+/** REST field names → the credential service's oneof; empty strings let it apply defaults. */
+export function toCredentials(body: PlatformConfigBody): Credentials {
+  switch (body.platform) {
+    case "ios":
+      return {
+        case: "apns",
+        value: {
+          p8Key: body.apns_p8_key,
+          keyId: body.apns_key_id,
+          teamId: body.apns_team_id,
+          topic: body.apns_topic ?? "",
+          environment: body.apns_environment ?? "",
+        },
+      };
+    case "android": {
+      const account = body.fcm_service_account;
+      return { case: "fcm", value: { serviceAccountJson: typeof account === "string" ? account : JSON.stringify(account) } };
+    }
+    case "web":
+      return {
+        case: "vapid",
+        value: {
+          publicKey: body.vapid_public_key ?? "",
+          privateKey: body.vapid_private_key ?? "",
+          subject: body.vapid_subject,
+        },
+      };
+  }
+}
+
+interface AppParams {
+  app_id: string;
+}
+
+export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: RouteDeps): void {
+  const { credential, apps } = deps;
+
+  scope.post<{ Params: AppParams; Body: PlatformConfigBody }>(
+    "/apps/:app_id/platform-config",
+    { schema: putPlatformConfigSchema },
+    async (request) => {
+      const app = await apps.authorized(principalOf(request), request.params.app_id);
+      const { config } = await credential.putPlatformConfig({ appId: app.id, credentials: toCredentials(request.body) });
+      if (!config) throw new Error("PutPlatformConfig answered without a config");
+      return platformConfigView(config);
+    },
+  );
+
+  scope.get<{ Params: AppParams }>("/apps/:app_id/platform-config", { schema: getPlatformConfigsSchema }, async (request) => {
+    const app = await apps.authorized(principalOf(request), request.params.app_id);
+    const { configs } = await credential.getPlatformConfigs({ appId: app.id });
+    return platformConfigsView(app.id, configs);
+  });
+}

@@ -1,0 +1,97 @@
+import { appParams } from "./apps.js";
+import { errorResponses, noContent, ok, listOf, pageQuery, timestamp, uuid } from "./common.js";
+
+const scope = {
+  type: "string",
+  enum: ["app", "org"],
+  description: "app: this app only (cross-app operations answer 403); org: the whole organization.",
+} as const;
+const rateLimit = {
+  type: "integer",
+  minimum: 1,
+  maximum: 1_000_000,
+  description: "Requests per minute allowed to this key; 1,000 when omitted.",
+  examples: [1000],
+} as const;
+
+const keyProperties = {
+  id: uuid("Key id, used in DELETE …/api-keys/{key_id}."),
+  name: { type: "string", description: "Label." },
+  scope,
+  app_id: { type: "string", description: "The app the key was created under (for app scope, also the app it may touch)." },
+  prefix: { type: "string", description: "First characters of the secret, to recognise the key.", examples: ["hk_live_Ab3x"] },
+  rate_limit_per_minute: rateLimit,
+  created_at: timestamp("Creation time (UTC)."),
+} as const;
+
+const keyRequired = ["id", "name", "scope", "app_id", "prefix", "rate_limit_per_minute", "created_at"];
+
+export const apiKeySchema = {
+  $id: "ApiKey",
+  type: "object",
+  description: "An API key, without its secret.",
+  required: keyRequired,
+  additionalProperties: false,
+  properties: keyProperties,
+} as const;
+
+export const createdApiKeySchema = {
+  $id: "CreatedApiKey",
+  type: "object",
+  description: "A new API key with its secret: shown once, never again.",
+  required: [...keyRequired, "secret"],
+  additionalProperties: false,
+  properties: {
+    ...keyProperties,
+    secret: {
+      type: "string",
+      description: "Use as `Authorization: Bearer <secret>`. Store it now: it cannot be shown again.",
+      examples: ["hk_live_Ab3xExampleExampleExampleExample0000"],
+    },
+  },
+} as const;
+
+const tags = ["API keys"];
+
+export const createApiKeySchema = {
+  tags,
+  operationId: "createApiKey",
+  summary: "Create an API key",
+  description: "Org-scoped keys need an organization-scoped caller; an app-scoped key may create app-scoped keys of its own app.",
+  params: appParams,
+  body: {
+    type: "object",
+    required: ["name"],
+    additionalProperties: false,
+    properties: {
+      name: { type: "string", minLength: 1, maxLength: 100, description: "Label.", examples: ["backend"] },
+      scope: { ...scope, default: "app" },
+      rate_limit_per_minute: rateLimit,
+    },
+  },
+  response: { 201: ok("The key and its secret.", "CreatedApiKey"), ...errorResponses(400, 403, 404) },
+};
+
+export const listApiKeysSchema = {
+  tags,
+  operationId: "listApiKeys",
+  summary: "List an app's API keys",
+  params: appParams,
+  querystring: { type: "object", properties: pageQuery },
+  response: { 200: listOf("ApiKey", "A page of keys, without secrets."), ...errorResponses(400, 403, 404) },
+};
+
+export const revokeApiKeySchema = {
+  tags,
+  operationId: "revokeApiKey",
+  summary: "Revoke an API key",
+  description:
+    "The key stops working at once on this gateway replica and within HERALD_AUTH_CACHE_MS (10 s by default) on the others.",
+  params: {
+    type: "object",
+    required: ["app_id", "key_id"],
+    additionalProperties: false,
+    properties: { ...appParams.properties, key_id: uuid("Key id.") },
+  },
+  response: { 204: noContent("Revoked."), ...errorResponses(403, 404) },
+};

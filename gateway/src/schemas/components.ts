@@ -1,0 +1,32 @@
+import { apiKeySchema, createdApiKeySchema } from "./api-keys.js";
+import { appSchema } from "./apps.js";
+import { errorSchema } from "./common.js";
+import { deviceSchema } from "./devices.js";
+import {
+  androidConfigSchema,
+  androidInputSchema,
+  iosConfigSchema,
+  iosInputSchema,
+  platformConfigsSchema,
+  webConfigSchema,
+  webInputSchema,
+} from "./platform-config.js";
+
+/**
+ * The named schemas (`$id`) that routes reference as `Name#`: they become
+ * components.schemas of the OpenAPI document and are known to every validator.
+ */
+export const sharedSchemas = [
+  errorSchema,
+  appSchema,
+  apiKeySchema,
+  createdApiKeySchema,
+  deviceSchema,
+  iosInputSchema,
+  androidInputSchema,
+  webInputSchema,
+  iosConfigSchema,
+  androidConfigSchema,
+  webConfigSchema,
+  platformConfigsSchema,
+];

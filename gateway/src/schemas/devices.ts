@@ -1,0 +1,139 @@
+import { errorResponses, idParams, listOf, noContent, ok, pageQuery, platform, timestamp, uuid } from "./common.js";
+
+/** Optional device fields; "" or null clears a stored value on update. */
+const externalId = { type: "string", maxLength: 255, description: "Your own user id; targets send-to-users.", examples: ["user-42"] } as const;
+const language = {
+  type: "string",
+  maxLength: 35,
+  description: 'ISO 639-1 code selecting the content variant; a region suffix ("pt-BR") is accepted and dropped.',
+  examples: ["en"],
+} as const;
+const timezone = { type: "string", maxLength: 64, description: "IANA time zone name.", examples: ["Europe/Berlin"] } as const;
+const appVersion = { type: "string", maxLength: 64, description: "App version string.", examples: ["2.4.1"] } as const;
+const tagList = {
+  type: "array",
+  maxItems: 100,
+  items: { type: "string", minLength: 1, maxLength: 64 },
+  description: "Tags for segments; replaces the stored tags.",
+  examples: [["beta", "premium"]],
+} as const;
+const clearable = <T extends object>(s: T) => ({ ...s, type: ["string", "null"] });
+
+export const deviceSchema = {
+  $id: "Device",
+  type: "object",
+  description: "A registered device.",
+  required: [
+    "id", "app_id", "push_token", "platform", "external_id", "language", "timezone",
+    "app_version", "tags", "opted_in", "invalid", "created_at", "updated_at",
+  ],
+  additionalProperties: false,
+  properties: {
+    id: uuid("Device id, used in /v1/devices/{id}."),
+    app_id: uuid("Owning app."),
+    push_token: { type: "string", description: "The platform push token." },
+    platform,
+    external_id: clearable(externalId),
+    language: clearable(language),
+    timezone: clearable(timezone),
+    app_version: clearable(appVersion),
+    tags: { type: "array", items: { type: "string" } },
+    opted_in: { type: "boolean", description: "False after opt-out: no pushes are delivered." },
+    invalid: { type: "boolean", description: "True when a provider declared the token dead; cleared by registering again." },
+    created_at: timestamp("Registration time (UTC)."),
+    updated_at: timestamp("Last change (UTC)."),
+  },
+} as const;
+
+const deviceParams = idParams("id", "Device id.");
+const tags = ["Devices"];
+
+export const registerDeviceSchema = {
+  tags,
+  operationId: "registerDevice",
+  summary: "Register a device",
+  description:
+    "Upserts by (app_id, push_token): registering a known token updates that device (and clears `invalid`) instead of " +
+    "creating a duplicate. Push tokens: ios the 64-hex APNs device token; android the FCM registration token; web the " +
+    "browser's PushSubscription.toJSON() as a JSON string.",
+  body: {
+    type: "object",
+    required: ["app_id", "push_token", "platform"],
+    additionalProperties: false,
+    properties: {
+      app_id: uuid("The app the device belongs to."),
+      push_token: { type: "string", minLength: 1, maxLength: 8192, description: "The platform push token." },
+      platform,
+      external_id: externalId,
+      language,
+      timezone,
+      app_version: appVersion,
+      tags: tagList,
+    },
+  },
+  response: { 200: ok("The device, new or updated.", "Device"), ...errorResponses(400, 403, 404) },
+};
+
+export const listDevicesSchema = {
+  tags,
+  operationId: "listDevices",
+  summary: "List devices of an app",
+  querystring: {
+    type: "object",
+    properties: {
+      app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
+      ...pageQuery,
+    },
+  },
+  response: { 200: listOf("Device", "A page of devices."), ...errorResponses(400, 403, 404) },
+};
+
+export const getDeviceSchema = {
+  tags,
+  operationId: "getDevice",
+  summary: "Get a device",
+  params: deviceParams,
+  response: { 200: ok("The device.", "Device"), ...errorResponses(403, 404) },
+};
+
+export const updateDeviceSchema = {
+  tags,
+  operationId: "updateDevice",
+  summary: "Update a device",
+  description: 'Changes the given fields and keeps the others; "" or null clears an optional field, tags replace the stored tags.',
+  params: deviceParams,
+  body: {
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      external_id: clearable(externalId),
+      language: clearable(language),
+      timezone: clearable(timezone),
+      app_version: clearable(appVersion),
+      tags: tagList,
+    },
+  },
+  response: { 200: ok("The updated device.", "Device"), ...errorResponses(400, 403, 404) },
+};
+
+export const deleteDeviceSchema = {
+  tags,
+  operationId: "deleteDevice",
+  summary: "Delete a device",
+  params: deviceParams,
+  response: { 204: noContent("Deleted."), ...errorResponses(403, 404) },
+};
+
+const optSchema = (optIn: boolean) => ({
+  tags,
+  operationId: optIn ? "optInDevice" : "optOutDevice",
+  summary: optIn ? "Opt a device back in" : "Opt a device out",
+  description: optIn
+    ? "Pushes are delivered to the device again."
+    : "Suppresses all future pushes to the device; the registration is kept. No body is needed (an empty body or {} is fine).",
+  params: deviceParams,
+  response: { 200: ok("The device.", "Device"), ...errorResponses(403, 404) },
+});
+
+export const optOutSchema = optSchema(false);
+export const optInSchema = optSchema(true);

@@ -1,0 +1,213 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
+import { CredentialService } from "@herald/proto/credential";
+import { DeviceRegistryService } from "@herald/proto/device";
+import { createLogger, createPool, createRpcClient, readEnv, streamNames } from "@herald/runtime";
+import type { FastifyInstance, InjectOptions } from "fastify";
+import { Redis } from "ioredis";
+import { expect, inject } from "vitest";
+import { start as startCredential } from "../../services/credential/src/server.js";
+import { configSpec as deviceConfigSpec } from "../../services/device-registry/src/config.js";
+import { start as startDeviceRegistry } from "../../services/device-registry/src/server.js";
+import { uniqueName } from "../../test/support/unique.js";
+import { build, type AppConfig } from "../src/app.js";
+
+/** Everything the gateway wrote, so tests can search it for secrets. */
+export class LogCapture {
+  readonly lines: string[] = [];
+  write(line: string): void {
+    this.lines.push(line);
+  }
+  text(): string {
+    return this.lines.join("");
+  }
+}
+
+export interface Backends {
+  credentialUrl: string;
+  deviceRegistryUrl: string;
+  redisUrl: string;
+  /** The org-scoped key the credential service ensured at start-up. */
+  bootstrapKey: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real credential and device-registry services, started in-process by their own
+ * start(), on schemas and a NATS namespace of this test file alone.
+ */
+export async function startBackends(): Promise<Backends> {
+  const infra = inject("infra");
+  const id = uniqueName("gw");
+  const namespace = `${id}_ns`;
+  const bootstrapKey = `hk_live_${randomBytes(24).toString("hex")}`;
+  const log = createLogger("test-backend", process.env.TEST_LOG_LEVEL ?? "silent");
+  const credential = await startCredential(
+    {
+      logLevel: "silent",
+      databaseUrl: infra.databaseUrl,
+      natsUrl: infra.natsUrl,
+      natsNamespace: namespace,
+      port: 0,
+      adminPort: 0,
+      schema: `${id}_cred`,
+      masterKey: randomBytes(32),
+      bootstrapApiKey: bootstrapKey,
+      defaultRateLimit: 1000,
+    },
+    { log },
+  );
+  const registry = await startDeviceRegistry(
+    readEnv(deviceConfigSpec, {
+      DATABASE_URL: infra.databaseUrl,
+      NATS_URL: infra.natsUrl,
+      NATS_NAMESPACE: namespace,
+      DB_SCHEMA: `${id}_dev`,
+      PORT: "0",
+      ADMIN_PORT: "0",
+      HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
+    }),
+    { log },
+  );
+  return {
+    credentialUrl: `http://127.0.0.1:${credential.port}`,
+    deviceRegistryUrl: `http://127.0.0.1:${registry.port}`,
+    redisUrl: infra.redisUrl,
+    bootstrapKey,
+    stop: async () => {
+      await registry.close();
+      await credential.close();
+      const pool = createPool({ url: infra.databaseUrl, schema: "public", max: 1 });
+      try {
+        for (const schema of [`${id}_cred`, `${id}_dev`]) await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await pool.end();
+      }
+      const nc = await connect({ servers: infra.natsUrl });
+      try {
+        const jsm = await jetstreamManager(nc);
+        const names = streamNames(namespace);
+        await jsm.consumers.delete(names.eventsStream, names.consumer("device-registry-app-deleted")).catch(() => false);
+        await jsm.streams.delete(names.eventsStream).catch(() => false);
+      } finally {
+        await nc.close();
+      }
+    },
+  };
+}
+
+export interface TestGateway {
+  app: FastifyInstance;
+  logs: LogCapture;
+  redis: Redis;
+  /** Sends a request with the given bearer token (none when undefined). */
+  call(method: InjectOptions["method"], url: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+  text: string;
+}
+
+export function gatewayConfig(overrides: Partial<AppConfig> = {}): AppConfig {
+  return {
+    redisKeyPrefix: `${uniqueName("gwtest")}:`,
+    rateLimitPerMinute: 1000,
+    jwtIssuer: undefined,
+    jwtJwksUrl: undefined,
+    jwtAudience: undefined,
+    corsOrigins: "*",
+    bodyLimitBytes: 1024 * 1024,
+    authCacheMs: 10_000,
+    ...overrides,
+  };
+}
+
+/**
+ * The gateway's build() against the backends, with its own clients and Redis connection
+ * (or the given one, which the caller then owns).
+ */
+export async function startGateway(
+  backends: Backends,
+  overrides: Partial<AppConfig> = {},
+  opts: { redis?: Redis } = {},
+): Promise<TestGateway> {
+  const config = gatewayConfig(overrides);
+  const credential = createRpcClient(CredentialService, backends.credentialUrl);
+  const devices = createRpcClient(DeviceRegistryService, backends.deviceRegistryUrl);
+  const redis = opts.redis ?? new Redis(backends.redisUrl);
+  const logs = new LogCapture();
+  const app = await build({
+    config,
+    credential: credential.client,
+    devices: devices.client,
+    redis,
+    log: createLogger("gateway", "debug", logs),
+  });
+  const call: TestGateway["call"] = async (method, url, token, body, headers = {}) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { payload: typeof body === "string" ? body : JSON.stringify(body) } : {}),
+    });
+    let json: unknown;
+    try {
+      json = res.body ? JSON.parse(res.body) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body: json, text: res.body };
+  };
+  return {
+    app,
+    logs,
+    redis,
+    call,
+    close: async () => {
+      await app.close();
+      if (!opts.redis) {
+        const keys = await redis.keys(`${config.redisKeyPrefix}*`);
+        if (keys.length > 0) await redis.del(...keys);
+        redis.disconnect();
+      }
+      credential.close();
+      devices.close();
+    },
+  };
+}
+
+/** ISO 8601 UTC with milliseconds, the API's one timestamp format. */
+export const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** A JSON error answer of the seed's shape. */
+export function expectError(res: Reply, status: number, name: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body).toMatchObject({ error: name, message: expect.any(String) });
+  expect(res.headers["content-type"]).toMatch(/^application\/json/);
+}
+
+export interface CreatedApp {
+  id: string;
+  org_id: string;
+  bundle_id: string;
+}
+
+/** A new app with a bundle id no other test uses. */
+export async function createApp(gw: TestGateway, token: string, platform = "ios"): Promise<CreatedApp> {
+  const res = await gw.call("POST", "/v1/apps", token, {
+    name: "Example",
+    platform,
+    bundle_id: `com.example.${randomUUID().slice(0, 8)}`,
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body as CreatedApp;
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// `npm run dev`: installs what is missing, starts the infrastructure when it is installed
+// but stopped, runs every Herald process, and prints the URLs and a working API key.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureInfra } from "./infra.mjs";
+import { loadDevEnv } from "./dev-env.mjs";
+import { PROCESSES } from "./processes.mjs";
+import { caBundle, ensureSimulatorCa } from "./trust.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+process.chdir(root);
+
+function installIfNeeded() {
+  const marker = "node_modules/.package-lock.json";
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync("package-lock.json").mtimeMs) return;
+  console.log("installing dependencies (npm ci)…");
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
+}
+
+async function ensureDatabase(url) {
+  const { default: pg } = await import("pg");
+  const name = new URL(url).pathname.slice(1);
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+function healthy(port, pathname = "/healthz") {
+  return new Promise((resolve) => {
+    const req = http.get({ host: "127.0.0.1", port, path: pathname, timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on("error", () => resolve(false));
+    req.on("timeout", () => req.destroy());
+  });
+}
+
+async function waitHealthy(proc, seconds = 60) {
+  for (let i = 0; i < seconds * 4; i++) {
+    if (await healthy(proc.health)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${proc.name} did not become healthy on port ${proc.health}`);
+}
+
+function prefixLines(stream, label, out) {
+  let buf = "";
+  stream.on("data", (chunk) => {
+    buf += chunk;
+    const lines = buf.split("\n");
+    buf = lines.pop();
+    for (const line of lines) out.write(`${label} ${line}\n`);
+  });
+}
+
+async function main() {
+  installIfNeeded();
+  await ensureInfra();
+  const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/herald";
+  await ensureDatabase(databaseUrl);
+  const secrets = loadDevEnv();
+  const env = {
+    ...process.env,
+    ...secrets,
+    DATABASE_URL: databaseUrl,
+    HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
+    NODE_EXTRA_CA_CERTS: caBundle(root, ensureSimulatorCa(root)),
+  };
+
+  const children = [];
+  let stopping = false;
+  const stopAll = (code) => {
+    if (stopping) return;
+    stopping = true;
+    for (const c of children) c.kill("SIGTERM");
+    setTimeout(() => process.exit(code), 3000).unref();
+    Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once("exit", r))))).then(() =>
+      process.exit(code),
+    );
+  };
+  process.on("SIGINT", () => stopAll(0));
+  process.on("SIGTERM", () => stopAll(0));
+
+  const width = Math.max(...PROCESSES.map((p) => p.name.length));
+  for (const proc of PROCESSES) {
+    const child = spawn(process.execPath, ["--import", "tsx", proc.entry], {
+      env: { ...env, PORT: String(proc.port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const label = `[${proc.name.padEnd(width)}]`;
+    prefixLines(child.stdout.setEncoding("utf8"), label, process.stdout);
+    prefixLines(child.stderr.setEncoding("utf8"), label, process.stderr);
+    child.once("exit", (code, signal) => {
+      if (stopping) return;
+      console.error(`${label} exited (${signal ?? code}); stopping Herald`);
+      stopAll(1);
+    });
+    children.push(child);
+    await waitHealthy(proc);
+  }
+
+  const gateway = PROCESSES.find((p) => p.name === "gateway");
+  const base = `http://127.0.0.1:${gateway.port}`;
+  console.log(`
+Herald is running.
+  API        ${base}/v1
+  Docs       ${base}/docs
+  OpenAPI    ${base}/openapi.json
+  Metrics    ${base}/metrics
+  API key    ${secrets.HERALD_BOOTSTRAP_API_KEY}   (org-scoped; kept in .herald/dev.env)
+
+Try:  curl -H "Authorization: Bearer ${secrets.HERALD_BOOTSTRAP_API_KEY}" ${base}/v1/apps
+Stop with Ctrl-C.
+`);
+}
+
+main().catch((err) => {
+  console.error(`npm run dev: ${err.message}`);
+  process.exit(1);
+});
