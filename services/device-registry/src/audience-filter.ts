@@ -1,25 +1,31 @@
 import { invalidArgument, notFound } from "@herald/runtime";
 import type { Platform } from "@herald/proto/common";
 import type { AudienceFilter } from "@herald/proto/device";
-import type { Audience, AudienceTarget } from "./audience-query.js";
-import { normaliseLanguage } from "./device-fields.js";
+import type { Audience, AudienceTarget, SegmentCriteria } from "./audience-query.js";
+import { isUuid } from "./ids.js";
 import { platformName } from "./platform.js";
-import type { DevicePlatform } from "./push-token.js";
+import { segmentCriteria } from "./segment-rule.js";
 
 export const MAX_EXTERNAL_IDS = 10_000;
-/** Per list of a segment rule: far above any real rule, low enough to bound the query. */
-export const MAX_RULE_VALUES = 1_000;
+
+/** The rule of a stored segment of the app; undefined when the app has no such segment. */
+export type SegmentLookup = (appId: string, segmentId: string) => Promise<SegmentCriteria | undefined>;
 
 /** The audience of a StreamAudience or CountAudience request, validated. */
-export function audience(appId: string, filter: AudienceFilter | undefined, platform: Platform | undefined): Audience {
-  if (platform === undefined) return { appId, target: audienceTarget(filter) };
+export async function audience(
+  appId: string,
+  filter: AudienceFilter | undefined,
+  platform: Platform | undefined,
+  lookup: SegmentLookup,
+): Promise<Audience> {
+  if (platform === undefined) return { appId, target: await audienceTarget(appId, filter, lookup) };
   const name = platformName(platform);
   if (!name) throw invalidArgument("platform must be ios, android or web when set");
-  return { appId, target: audienceTarget(filter), platform: name };
+  return { appId, target: await audienceTarget(appId, filter, lookup), platform: name };
 }
 
 /** Turns the wire filter into a validated target for the audience query builder. */
-export function audienceTarget(filter: AudienceFilter | undefined): AudienceTarget {
+export async function audienceTarget(appId: string, filter: AudienceFilter | undefined, lookup: SegmentLookup): Promise<AudienceTarget> {
   const target = filter?.target;
   switch (target?.case) {
     case "all":
@@ -31,35 +37,15 @@ export function audienceTarget(filter: AudienceFilter | undefined): AudienceTarg
       }
       return { kind: "externalIds", externalIds: ids };
     }
-    case "segment": {
-      const rule = target.value;
-      const lists = { tags_any: rule.tagsAny, tags_all: rule.tagsAll, tags_none: rule.tagsNone,
-        platforms: rule.platforms, languages: rule.languages, app_versions: rule.appVersions, timezones: rule.timezones };
-      for (const [name, list] of Object.entries(lists)) {
-        if (list.length > MAX_RULE_VALUES) throw invalidArgument(`segment.${name} must hold at most ${MAX_RULE_VALUES} values`);
-      }
-      const platforms = rule.platforms.map((p) => {
-        const name = platformName(p);
-        if (!name) throw invalidArgument("segment.platforms must name ios, android or web");
-        return name;
-      });
-      return {
-        kind: "segment",
-        rule: {
-          tagsAny: rule.tagsAny,
-          tagsAll: rule.tagsAll,
-          tagsNone: rule.tagsNone,
-          platforms: [...new Set<DevicePlatform>(platforms)],
-          languages: [...new Set(rule.languages.map(normaliseLanguage))],
-          appVersions: rule.appVersions,
-          timezones: rule.timezones,
-          hasExternalId: rule.hasExternalId,
-        },
-      };
+    case "segment":
+      return { kind: "segment", rule: segmentCriteria(target.value, "segment") };
+    case "segmentId": {
+      // A stored rule was validated and normalised when saved: it becomes exactly the
+      // target the same rule given inline would, so both run the same query.
+      const rule = isUuid(target.value) ? await lookup(appId, target.value) : undefined;
+      if (!rule) throw notFound("segment not found");
+      return { kind: "segment", rule };
     }
-    case "segmentId":
-      // Segments are not stored yet (no RPC manages them), so every segment id is unknown.
-      throw notFound("segment not found");
     default:
       throw invalidArgument("filter must be one of all, external_ids, segment or segment_id");
   }

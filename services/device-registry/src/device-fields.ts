@@ -16,25 +16,35 @@ const CONTROL = /\p{Cc}/u;
 
 /** ISO 639-1 code, any case; a region or script suffix ("pt-BR", "zh_Hant") is dropped. */
 export function normaliseLanguage(value: string): string {
-  const code = LANGUAGE_TAG.exec(value)?.[1]?.toLowerCase();
-  if (!code || !ISO_639_1.has(code)) {
-    throw invalidArgument("language must be an ISO 639-1 code such as \"en\" or \"pt-BR\"");
-  }
+  const code = languageCode(value);
+  if (!code) throw invalidArgument("language must be an ISO 639-1 code such as \"en\" or \"pt-BR\"");
   return code;
 }
 
-/**
- * An IANA time zone name that Intl knows. Case is corrected to the canonical spelling,
- * but aliases are kept as given (ICU would turn "Asia/Kolkata" into "Asia/Calcutta").
- */
+/** The lower-case ISO 639-1 code of a language tag; undefined when it has none. */
+export function languageCode(value: string): string | undefined {
+  const code = LANGUAGE_TAG.exec(value)?.[1]?.toLowerCase();
+  return code && ISO_639_1.has(code) ? code : undefined;
+}
+
 export function normaliseTimezone(value: string): string {
-  const invalid = () => invalidArgument("timezone must be an IANA time zone name such as \"Europe/Berlin\"");
-  if (!TIMEZONE_NAME.test(value)) throw invalid();
+  const name = timezoneName(value);
+  if (!name) throw invalidArgument("timezone must be an IANA time zone name such as \"Europe/Berlin\"");
+  return name;
+}
+
+/**
+ * An IANA time zone name that Intl knows; undefined otherwise. Case is corrected to the
+ * canonical spelling, but aliases are kept as given (ICU would turn "Asia/Kolkata" into
+ * "Asia/Calcutta").
+ */
+export function timezoneName(value: string): string | undefined {
+  if (!TIMEZONE_NAME.test(value)) return undefined;
   let resolved: string;
   try {
     resolved = new Intl.DateTimeFormat("en", { timeZone: value }).resolvedOptions().timeZone;
   } catch {
-    throw invalid();
+    return undefined;
   }
   return resolved.toLowerCase() === value.toLowerCase() ? resolved : value;
 }
@@ -47,7 +57,7 @@ export function checkExternalId(value: string): string {
 }
 
 export function checkAppVersion(value: string): string {
-  if (value.length > MAX_APP_VERSION_LENGTH || CONTROL.test(value)) {
+  if (!isAppVersion(value)) {
     throw invalidArgument(`app_version must be at most ${MAX_APP_VERSION_LENGTH} characters without control characters`);
   }
   return value;
@@ -57,14 +67,20 @@ export function checkAppVersion(value: string): string {
 export function normaliseTags(tags: readonly string[]): string[] {
   const unique = [...new Set(tags)];
   if (unique.length > MAX_TAGS) throw invalidArgument(`tags must hold at most ${MAX_TAGS} distinct tags`);
-  for (const tag of unique) {
-    const length = [...tag].length;
-    if (length < 1 || length > MAX_TAG_LENGTH || CONTROL.test(tag)) {
-      throw invalidArgument(`each tag must be 1-${MAX_TAG_LENGTH} characters without control characters`);
-    }
+  if (!unique.every(isTag)) {
+    throw invalidArgument(`each tag must be 1-${MAX_TAG_LENGTH} characters without control characters`);
   }
   return unique;
 }
+
+export const isTag = (tag: string): boolean => {
+  const length = [...tag].length;
+  return length >= 1 && length <= MAX_TAG_LENGTH && !CONTROL.test(tag);
+};
+
+export const isAppVersion = (value: string): boolean => value.length <= MAX_APP_VERSION_LENGTH && !CONTROL.test(value);
+
+export const hasControlCharacter = (value: string): boolean => CONTROL.test(value);
 
 /**
  * An optional field of a request: unset keeps the stored value (undefined), the empty

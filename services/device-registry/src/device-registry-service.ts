@@ -1,17 +1,22 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { checkPushEndpoint, fromTimestamp, invalidArgument, notFound, type EndpointPolicy } from "@herald/runtime";
+import { checkPushEndpoint, invalidArgument, notFound, type EndpointPolicy } from "@herald/runtime";
 import type {
   CountAudienceRequest,
+  CreateSegmentRequest,
   DeleteDeviceRequest,
+  DeleteSegmentRequest,
   DeviceRegistryService,
   GetDeviceRequest,
+  GetSegmentRequest,
   InvalidateDevicesRequest,
   ListDevicesRequest,
+  ListSegmentsRequest,
   RegisterDeviceRequest,
   SetOptInRequest,
   StreamAudienceRequest,
   TagList,
   UpdateDeviceRequest,
+  UpdateSegmentRequest,
 } from "@herald/proto/device";
 import { audience } from "./audience-filter.js";
 import { toAudienceDevice, toDevice } from "./device-mapping.js";
@@ -23,21 +28,23 @@ import {
   normaliseTags,
   normaliseTimezone,
 } from "./device-fields.js";
-import { isUuid } from "./ids.js";
+import { isUuid, requireAppId } from "./ids.js";
+import { toInvalidation } from "./invalidation.js";
 import type { DeviceRegistryMetrics } from "./metrics.js";
+import { pageInfo, pageOf } from "./paging.js";
 import { platformName } from "./platform.js";
 import { canonicalPushToken } from "./push-token.js";
+import type { SegmentStore } from "./segment-store.js";
+import { Segments } from "./segments.js";
 import type { DeviceChanges, DeviceRow, DeviceStore, Invalidation } from "./store.js";
 
-const DEFAULT_PER_PAGE = 50;
-const MAX_PER_PAGE = 200;
 const DEFAULT_AUDIENCE_PAGE = 1_000;
 const MAX_AUDIENCE_PAGE = 5_000;
 const MAX_INVALIDATIONS = 10_000;
-const MAX_REASON_LENGTH = 200;
 
 export interface DeviceRegistryDeps {
   store: DeviceStore;
+  segments: SegmentStore;
   /** Applied to web push endpoints at registration (SSRF guard). */
   endpointPolicy: EndpointPolicy;
   metrics: DeviceRegistryMetrics;
@@ -45,7 +52,11 @@ export interface DeviceRegistryDeps {
 
 /** The RPC surface: validates requests, calls the store, maps rows to messages. */
 export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegistryService> {
-  constructor(private readonly deps: DeviceRegistryDeps) {}
+  private readonly segments: Segments;
+
+  constructor(private readonly deps: DeviceRegistryDeps) {
+    this.segments = new Segments(deps.segments, deps.store);
+  }
 
   async registerDevice(req: RegisterDeviceRequest) {
     const appId = requireAppId(req.appId);
@@ -74,11 +85,9 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
 
   async listDevices(req: ListDevicesRequest) {
     const appId = requireAppId(req.appId);
-    // The gateway rejects out-of-range paging; clamp anyway, the store must never see it.
-    const page = Math.max(1, req.page?.page || 1);
-    const perPage = Math.min(MAX_PER_PAGE, Math.max(1, req.page?.perPage || DEFAULT_PER_PAGE));
-    const { devices, total } = await this.deps.store.list(appId, (page - 1) * perPage, perPage);
-    return { devices: devices.map(toDevice), page: { page, perPage, total: BigInt(total) } };
+    const page = pageOf(req.page);
+    const { devices, total } = await this.deps.store.list(appId, page.offset, page.perPage);
+    return { devices: devices.map(toDevice), page: pageInfo(page, total) };
   }
 
   async updateDevice(req: UpdateDeviceRequest) {
@@ -101,16 +110,18 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
       throw invalidArgument(`invalidations must hold at most ${MAX_INVALIDATIONS} entries`);
     }
     const items: Invalidation[] = req.invalidations.map((inv, i) => {
-      if (!isUuid(inv.deviceId)) throw invalidArgument(`invalidations[${i}].device_id must be a device id`);
-      if (!inv.observedAt) throw invalidArgument(`invalidations[${i}].observed_at is required`);
-      return { deviceId: inv.deviceId, observedAt: fromTimestamp(inv.observedAt), reason: inv.reason.slice(0, MAX_REASON_LENGTH) };
+      const checked = toInvalidation(inv);
+      if (!checked.ok) throw invalidArgument(`invalidations[${i}].${checked.problem}`);
+      return checked.invalidation;
     });
-    return { invalidated: await this.deps.store.invalidate(items) };
+    const invalidated = await this.deps.store.invalidate(items);
+    this.deps.metrics.invalidations.inc({ source: "rpc" }, invalidated);
+    return { invalidated };
   }
 
   /** Keyset pages, one query each: memory stays flat, and a caller may resume anywhere. */
   async *streamAudience(req: StreamAudienceRequest, ctx: HandlerContext) {
-    const selected = audience(requireAppId(req.appId), req.filter, req.platform);
+    const selected = await audience(requireAppId(req.appId), req.filter, req.platform, this.segments.lookup);
     const pageSize = Math.min(req.pageSize || DEFAULT_AUDIENCE_PAGE, MAX_AUDIENCE_PAGE);
     if (req.afterDeviceId !== "" && !isUuid(req.afterDeviceId)) {
       throw invalidArgument("after_device_id must be a device id");
@@ -125,14 +136,29 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
   }
 
   async countAudience(req: CountAudienceRequest) {
-    const selected = audience(requireAppId(req.appId), req.filter, req.platform);
+    const selected = await audience(requireAppId(req.appId), req.filter, req.platform, this.segments.lookup);
     return { count: BigInt(await this.deps.store.countAudience(selected)) };
   }
-}
 
-function requireAppId(appId: string): string {
-  if (!isUuid(appId)) throw invalidArgument("app_id must be a UUID");
-  return appId;
+  createSegment(req: CreateSegmentRequest) {
+    return this.segments.create(req);
+  }
+
+  getSegment(req: GetSegmentRequest) {
+    return this.segments.get(req);
+  }
+
+  listSegments(req: ListSegmentsRequest) {
+    return this.segments.list(req);
+  }
+
+  updateSegment(req: UpdateSegmentRequest) {
+    return this.segments.update(req);
+  }
+
+  deleteSegment(req: DeleteSegmentRequest) {
+    return this.segments.delete(req);
+  }
 }
 
 function found(row: DeviceRow | undefined): DeviceRow {

@@ -12,8 +12,10 @@ import {
 import { DeviceRegistryService } from "@herald/proto/device";
 import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
 import type { Config } from "./config.js";
+import { startDeviceInvalidatedConsumer } from "./device-invalidated-consumer.js";
 import { DeviceRegistryServiceImpl } from "./device-registry-service.js";
 import { createDeviceRegistryMetrics } from "./metrics.js";
+import { PgSegmentStore } from "./segment-store.js";
 import { PgDeviceStore } from "./store.js";
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
@@ -40,14 +42,20 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
     const nc = await connectNats(config.natsUrl, "device-registry", log);
     closers.unshift(() => nc.drain());
     const store = new PgDeviceStore(pool);
-    const consumer = await startAppDeletedConsumer({ nc, names: streamNames(config.natsNamespace), store, log });
-    closers.unshift(() => consumer.close());
-
+    const segments = new PgSegmentStore(pool);
     const registry = createMetricsRegistry("device-registry");
+    const metrics = createDeviceRegistryMetrics(registry);
+    const names = streamNames(config.natsNamespace);
+    const appDeleted = await startAppDeletedConsumer({ nc, names, store, segments, log });
+    closers.unshift(() => appDeleted.close());
+    const invalidated = await startDeviceInvalidatedConsumer({ nc, names, store, metrics, log });
+    closers.unshift(() => invalidated.close());
+
     const service = new DeviceRegistryServiceImpl({
       store,
+      segments,
       endpointPolicy: { allowPrivate: config.webPushAllowPrivate, allowedHosts: config.webPushAllowedHosts },
-      metrics: createDeviceRegistryMetrics(registry),
+      metrics,
     });
     const rpc = await startRpcServer({
       routes: (router) => router.service(DeviceRegistryService, service),

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { Code } from "@connectrpc/connect";
+import { Platform } from "@herald/proto/common";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DELETE_BATCH } from "../src/app-deleted-consumer.js";
 import { tokenHash } from "../src/push-token.js";
-import { startRegistry, type Registry } from "./harness.js";
+import { startRegistry, waitFor, type Registry } from "./harness.js";
 
 async function insertDevices(r: Registry, appId: string, count: number): Promise<void> {
   const tokens = Array.from({ length: count }, (_, i) => `tok-${appId}-${i}`);
@@ -20,14 +22,6 @@ async function deviceCount(r: Registry, appId: string): Promise<number> {
   return rows[0]!.n;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe("app.deleted", () => {
   let r: Registry;
   let nc: NatsConnection;
@@ -41,11 +35,13 @@ describe("app.deleted", () => {
     await r?.stop();
   });
 
-  it("removes every device of the deleted app, in batches, and no other app's", async () => {
+  it("removes every device and segment of the deleted app, devices in batches, and no other app's", async () => {
     const deleted = randomUUID();
     const kept = randomUUID();
     await insertDevices(r, deleted, DELETE_BATCH * 2 + 17);
     await insertDevices(r, kept, 25);
+    const doomed = (await r.client.createSegment({ appId: deleted, name: "all android", rule: { platforms: [Platform.ANDROID] } })).segment!;
+    const survivor = (await r.client.createSegment({ appId: kept, name: "all android", rule: { platforms: [Platform.ANDROID] } })).segment!;
     const js = jetstream(nc);
 
     // A malformed event is dropped and does not block the ones behind it.
@@ -54,6 +50,9 @@ describe("app.deleted", () => {
 
     await waitFor(async () => (await deviceCount(r, deleted)) === 0);
     expect(await deviceCount(r, kept)).toBe(25);
+    await waitFor(async () => (await r.client.listSegments({ appId: deleted })).page?.total === 0n);
+    await expect(r.client.getSegment({ id: doomed.id })).rejects.toMatchObject({ code: Code.NotFound });
+    expect((await r.client.getSegment({ id: survivor.id })).segment?.previewCount).toBe(25n);
 
     const jsm = await jetstreamManager(nc);
     // Both messages settled: the bad one terminated, the good one acknowledged.

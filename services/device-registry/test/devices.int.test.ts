@@ -223,6 +223,7 @@ describe("device registry", () => {
     const text = await res.text();
     expect(text).toMatch(/herald_device_registrations_total\{result="created",service="device-registry"\} \d+/);
     expect(text).toMatch(/herald_device_registrations_total\{result="updated",service="device-registry"\} \d+/);
+    expect(text).toMatch(/herald_device_invalidations_total\{source="rpc",service="device-registry"\} [1-9]\d*/);
     expect((await fetch(`http://127.0.0.1:${r.app.adminPort}/readyz`)).status).toBe(200);
   });
 });

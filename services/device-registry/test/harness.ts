@@ -43,7 +43,9 @@ export async function startRegistry(env: Record<string, string> = {}) {
       const nc = await connect({ servers: infra.natsUrl });
       try {
         const jsm = await jetstreamManager(nc);
-        await jsm.consumers.delete(names.eventsStream, names.consumer("device-registry-app-deleted")).catch(() => false);
+        for (const durable of ["device-registry-app-deleted", "device-registry-invalidated"]) {
+          await jsm.consumers.delete(names.eventsStream, names.consumer(durable)).catch(() => false);
+        }
         await jsm.streams.delete(names.eventsStream).catch(() => false);
       } finally {
         await nc.close();
@@ -53,3 +55,12 @@ export async function startRegistry(env: Record<string, string> = {}) {
 }
 
 export type Registry = Awaited<ReturnType<typeof startRegistry>>;
+
+/** Polls until the check holds: consumers work asynchronously. */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/device.proto.
  */
 export const file_herald_v1_device: GenFile = /*@__PURE__*/
-  fileDesc("ChZoZXJhbGQvdjEvZGV2aWNlLnByb3RvEgloZXJhbGQudjEijAMKBkRldmljZRIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSEgoKcHVzaF90b2tlbhgDIAEoCRIlCghwbGF0Zm9ybRgEIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgFIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAYgASgJSAGIAQESFQoIdGltZXpvbmUYByABKAlIAogBARIYCgthcHBfdmVyc2lvbhgIIAEoCUgDiAEBEgwKBHRhZ3MYCSADKAkSEAoIb3B0ZWRfaW4YCiABKAgSDwoHaW52YWxpZBgLIAEoCBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb24irgIKFVJlZ2lzdGVyRGV2aWNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgEIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAUgASgJSAGIAQESFQoIdGltZXpvbmUYBiABKAlIAogBARIYCgthcHBfdmVyc2lvbhgHIAEoCUgDiAEBEiUKBHRhZ3MYCCABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyIXCgdUYWdMaXN0EgwKBHRhZ3MYASADKAkiTAoWUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlEg8KB2NyZWF0ZWQYAiABKAgiHgoQR2V0RGV2aWNlUmVxdWVzdBIKCgJpZBgBIAEoCSI2ChFHZXREZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlIkoKEkxpc3REZXZpY2VzUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdCJcChNMaXN0RGV2aWNlc1Jlc3BvbnNlEiIKB2RldmljZXMYASADKAsyES5oZXJhbGQudjEuRGV2aWNlEiEKBHBhZ2UYAiABKAsyEy5oZXJhbGQudjEuUGFnZUluZm8i7QEKE1VwZGF0ZURldmljZVJlcXVlc3QSCgoCaWQYASABKAkSGAoLZXh0ZXJuYWxfaWQYAiABKAlIAIgBARIVCghsYW5ndWFnZRgDIAEoCUgBiAEBEhUKCHRpbWV6b25lGAQgASgJSAKIAQESGAoLYXBwX3ZlcnNpb24YBSABKAlIA4gBARIlCgR0YWdzGAYgASgLMhIuaGVyYWxkLnYxLlRhZ0xpc3RIBIgBAUIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb25CBwoFX3RhZ3MiOQoUVXBkYXRlRGV2aWNlUmVzcG9uc2USIQoGZGV2aWNlGAEgASgLMhEuaGVyYWxkLnYxLkRldmljZSIhChNEZWxldGVEZXZpY2VSZXF1ZXN0EgoKAmlkGAEgASgJIhYKFERlbGV0ZURldmljZVJlc3BvbnNlIi8KD1NldE9wdEluUmVxdWVzdBIKCgJpZBgBIAEoCRIQCghvcHRlZF9pbhgCIAEoCCI1ChBTZXRPcHRJblJlc3BvbnNlEiEKBmRldmljZRgBIAEoCzIRLmhlcmFsZC52MS5EZXZpY2UiaAoSRGV2aWNlSW52YWxpZGF0aW9uEhEKCWRldmljZV9pZBgBIAEoCRIvCgtvYnNlcnZlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAMgASgJIlAKGEludmFsaWRhdGVEZXZpY2VzUmVxdWVzdBI0Cg1pbnZhbGlkYXRpb25zGAEgAygLMh0uaGVyYWxkLnYxLkRldmljZUludmFsaWRhdGlvbiIwChlJbnZhbGlkYXRlRGV2aWNlc1Jlc3BvbnNlEhMKC2ludmFsaWRhdGVkGAEgASgNIvQBCg5BdWRpZW5jZUZpbHRlchIsCgNhbGwYASABKAsyHS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXIuQWxsSAASPQoMZXh0ZXJuYWxfaWRzGAIgASgLMiUuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyLkV4dGVybmFsSWRzSAASKQoHc2VnbWVudBgDIAEoCzIWLmhlcmFsZC52MS5TZWdtZW50UnVsZUgAEhQKCnNlZ21lbnRfaWQYBCABKAlIABoFCgNBbGwaIwoLRXh0ZXJuYWxJZHMSFAoMZXh0ZXJuYWxfaWRzGAEgAygJQggKBnRhcmdldCLaAQoLU2VnbWVudFJ1bGUSEAoIdGFnc19hbnkYASADKAkSEAoIdGFnc19hbGwYAiADKAkSEQoJdGFnc19ub25lGAMgAygJEiYKCXBsYXRmb3JtcxgEIAMoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIRCglsYW5ndWFnZXMYBSADKAkSFAoMYXBwX3ZlcnNpb25zGAYgAygJEhEKCXRpbWV6b25lcxgHIAMoCRIcCg9oYXNfZXh0ZXJuYWxfaWQYCCABKAhIAIgBAUISChBfaGFzX2V4dGVybmFsX2lkInsKDkF1ZGllbmNlRGV2aWNlEgoKAmlkGAEgASgJEiUKCHBsYXRmb3JtGAIgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEhIKCnB1c2hfdG9rZW4YAyABKAkSFQoIbGFuZ3VhZ2UYBCABKAlIAIgBAUILCglfbGFuZ3VhZ2UitwEKFVN0cmVhbUF1ZGllbmNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSKQoGZmlsdGVyGAIgASgLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyEhEKCXBhZ2Vfc2l6ZRgDIAEoDRIXCg9hZnRlcl9kZXZpY2VfaWQYBCABKAkSKgoIcGxhdGZvcm0YBSABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm1IAIgBAUILCglfcGxhdGZvcm0iRAoWU3RyZWFtQXVkaWVuY2VSZXNwb25zZRIqCgdkZXZpY2VzGAEgAygLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRGV2aWNlIooBChRDb3VudEF1ZGllbmNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSKQoGZmlsdGVyGAIgASgLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyEioKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtSACIAQFCCwoJX3BsYXRmb3JtIiYKFUNvdW50QXVkaWVuY2VSZXNwb25zZRINCgVjb3VudBgBIAEoBDL4BQoVRGV2aWNlUmVnaXN0cnlTZXJ2aWNlElUKDlJlZ2lzdGVyRGV2aWNlEiAuaGVyYWxkLnYxLlJlZ2lzdGVyRGV2aWNlUmVxdWVzdBohLmhlcmFsZC52MS5SZWdpc3RlckRldmljZVJlc3BvbnNlEkYKCUdldERldmljZRIbLmhlcmFsZC52MS5HZXREZXZpY2VSZXF1ZXN0GhwuaGVyYWxkLnYxLkdldERldmljZVJlc3BvbnNlEkwKC0xpc3REZXZpY2VzEh0uaGVyYWxkLnYxLkxpc3REZXZpY2VzUmVxdWVzdBoeLmhlcmFsZC52MS5MaXN0RGV2aWNlc1Jlc3BvbnNlEk8KDFVwZGF0ZURldmljZRIeLmhlcmFsZC52MS5VcGRhdGVEZXZpY2VSZXF1ZXN0Gh8uaGVyYWxkLnYxLlVwZGF0ZURldmljZVJlc3BvbnNlEk8KDERlbGV0ZURldmljZRIeLmhlcmFsZC52MS5EZWxldGVEZXZpY2VSZXF1ZXN0Gh8uaGVyYWxkLnYxLkRlbGV0ZURldmljZVJlc3BvbnNlEkMKCFNldE9wdEluEhouaGVyYWxkLnYxLlNldE9wdEluUmVxdWVzdBobLmhlcmFsZC52MS5TZXRPcHRJblJlc3BvbnNlEl4KEUludmFsaWRhdGVEZXZpY2VzEiMuaGVyYWxkLnYxLkludmFsaWRhdGVEZXZpY2VzUmVxdWVzdBokLmhlcmFsZC52MS5JbnZhbGlkYXRlRGV2aWNlc1Jlc3BvbnNlElcKDlN0cmVhbUF1ZGllbmNlEiAuaGVyYWxkLnYxLlN0cmVhbUF1ZGllbmNlUmVxdWVzdBohLmhlcmFsZC52MS5TdHJlYW1BdWRpZW5jZVJlc3BvbnNlMAESUgoNQ291bnRBdWRpZW5jZRIfLmhlcmFsZC52MS5Db3VudEF1ZGllbmNlUmVxdWVzdBogLmhlcmFsZC52MS5Db3VudEF1ZGllbmNlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_herald_v1_common]);
+  fileDesc("ChZoZXJhbGQvdjEvZGV2aWNlLnByb3RvEgloZXJhbGQudjEijAMKBkRldmljZRIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSEgoKcHVzaF90b2tlbhgDIAEoCRIlCghwbGF0Zm9ybRgEIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgFIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAYgASgJSAGIAQESFQoIdGltZXpvbmUYByABKAlIAogBARIYCgthcHBfdmVyc2lvbhgIIAEoCUgDiAEBEgwKBHRhZ3MYCSADKAkSEAoIb3B0ZWRfaW4YCiABKAgSDwoHaW52YWxpZBgLIAEoCBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb24irgIKFVJlZ2lzdGVyRGV2aWNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgEIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAUgASgJSAGIAQESFQoIdGltZXpvbmUYBiABKAlIAogBARIYCgthcHBfdmVyc2lvbhgHIAEoCUgDiAEBEiUKBHRhZ3MYCCABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyIXCgdUYWdMaXN0EgwKBHRhZ3MYASADKAkiTAoWUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlEg8KB2NyZWF0ZWQYAiABKAgiHgoQR2V0RGV2aWNlUmVxdWVzdBIKCgJpZBgBIAEoCSI2ChFHZXREZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlIkoKEkxpc3REZXZpY2VzUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdCJcChNMaXN0RGV2aWNlc1Jlc3BvbnNlEiIKB2RldmljZXMYASADKAsyES5oZXJhbGQudjEuRGV2aWNlEiEKBHBhZ2UYAiABKAsyEy5oZXJhbGQudjEuUGFnZUluZm8i7QEKE1VwZGF0ZURldmljZVJlcXVlc3QSCgoCaWQYASABKAkSGAoLZXh0ZXJuYWxfaWQYAiABKAlIAIgBARIVCghsYW5ndWFnZRgDIAEoCUgBiAEBEhUKCHRpbWV6b25lGAQgASgJSAKIAQESGAoLYXBwX3ZlcnNpb24YBSABKAlIA4gBARIlCgR0YWdzGAYgASgLMhIuaGVyYWxkLnYxLlRhZ0xpc3RIBIgBAUIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb25CBwoFX3RhZ3MiOQoUVXBkYXRlRGV2aWNlUmVzcG9uc2USIQoGZGV2aWNlGAEgASgLMhEuaGVyYWxkLnYxLkRldmljZSIhChNEZWxldGVEZXZpY2VSZXF1ZXN0EgoKAmlkGAEgASgJIhYKFERlbGV0ZURldmljZVJlc3BvbnNlIi8KD1NldE9wdEluUmVxdWVzdBIKCgJpZBgBIAEoCRIQCghvcHRlZF9pbhgCIAEoCCI1ChBTZXRPcHRJblJlc3BvbnNlEiEKBmRldmljZRgBIAEoCzIRLmhlcmFsZC52MS5EZXZpY2UiaAoSRGV2aWNlSW52YWxpZGF0aW9uEhEKCWRldmljZV9pZBgBIAEoCRIvCgtvYnNlcnZlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAMgASgJIlAKGEludmFsaWRhdGVEZXZpY2VzUmVxdWVzdBI0Cg1pbnZhbGlkYXRpb25zGAEgAygLMh0uaGVyYWxkLnYxLkRldmljZUludmFsaWRhdGlvbiIwChlJbnZhbGlkYXRlRGV2aWNlc1Jlc3BvbnNlEhMKC2ludmFsaWRhdGVkGAEgASgNIvQBCg5BdWRpZW5jZUZpbHRlchIsCgNhbGwYASABKAsyHS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXIuQWxsSAASPQoMZXh0ZXJuYWxfaWRzGAIgASgLMiUuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyLkV4dGVybmFsSWRzSAASKQoHc2VnbWVudBgDIAEoCzIWLmhlcmFsZC52MS5TZWdtZW50UnVsZUgAEhQKCnNlZ21lbnRfaWQYBCABKAlIABoFCgNBbGwaIwoLRXh0ZXJuYWxJZHMSFAoMZXh0ZXJuYWxfaWRzGAEgAygJQggKBnRhcmdldCLaAQoLU2VnbWVudFJ1bGUSEAoIdGFnc19hbnkYASADKAkSEAoIdGFnc19hbGwYAiADKAkSEQoJdGFnc19ub25lGAMgAygJEiYKCXBsYXRmb3JtcxgEIAMoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIRCglsYW5ndWFnZXMYBSADKAkSFAoMYXBwX3ZlcnNpb25zGAYgAygJEhEKCXRpbWV6b25lcxgHIAMoCRIcCg9oYXNfZXh0ZXJuYWxfaWQYCCABKAhIAIgBAUISChBfaGFzX2V4dGVybmFsX2lkInsKDkF1ZGllbmNlRGV2aWNlEgoKAmlkGAEgASgJEiUKCHBsYXRmb3JtGAIgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEhIKCnB1c2hfdG9rZW4YAyABKAkSFQoIbGFuZ3VhZ2UYBCABKAlIAIgBAUILCglfbGFuZ3VhZ2UitwEKFVN0cmVhbUF1ZGllbmNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSKQoGZmlsdGVyGAIgASgLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyEhEKCXBhZ2Vfc2l6ZRgDIAEoDRIXCg9hZnRlcl9kZXZpY2VfaWQYBCABKAkSKgoIcGxhdGZvcm0YBSABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm1IAIgBAUILCglfcGxhdGZvcm0iRAoWU3RyZWFtQXVkaWVuY2VSZXNwb25zZRIqCgdkZXZpY2VzGAEgAygLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRGV2aWNlIooBChRDb3VudEF1ZGllbmNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSKQoGZmlsdGVyGAIgASgLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyEioKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtSACIAQFCCwoJX3BsYXRmb3JtIiYKFUNvdW50QXVkaWVuY2VSZXNwb25zZRINCgVjb3VudBgBIAEoBCLnAQoHU2VnbWVudBIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIkCgRydWxlGAQgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKDXByZXZpZXdfY291bnQYByABKARIAIgBAUIQCg5fcHJldmlld19jb3VudCJaChRDcmVhdGVTZWdtZW50UmVxdWVzdBIOCgZhcHBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIkCgRydWxlGAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlIjwKFUNyZWF0ZVNlZ21lbnRSZXNwb25zZRIjCgdzZWdtZW50GAEgASgLMhIuaGVyYWxkLnYxLlNlZ21lbnQiHwoRR2V0U2VnbWVudFJlcXVlc3QSCgoCaWQYASABKAkiOQoSR2V0U2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCJLChNMaXN0U2VnbWVudHNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuaGVyYWxkLnYxLlBhZ2VSZXF1ZXN0Il8KFExpc3RTZWdtZW50c1Jlc3BvbnNlEiQKCHNlZ21lbnRzGAEgAygLMhIuaGVyYWxkLnYxLlNlZ21lbnQSIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyJyChRVcGRhdGVTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESKQoEcnVsZRgDIAEoCzIWLmhlcmFsZC52MS5TZWdtZW50UnVsZUgBiAEBQgcKBV9uYW1lQgcKBV9ydWxlIjwKFVVwZGF0ZVNlZ21lbnRSZXNwb25zZRIjCgdzZWdtZW50GAEgASgLMhIuaGVyYWxkLnYxLlNlZ21lbnQiIgoURGVsZXRlU2VnbWVudFJlcXVlc3QSCgoCaWQYASABKAkiFwoVRGVsZXRlU2VnbWVudFJlc3BvbnNlMpAJChVEZXZpY2VSZWdpc3RyeVNlcnZpY2USVQoOUmVnaXN0ZXJEZXZpY2USIC5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXF1ZXN0GiEuaGVyYWxkLnYxLlJlZ2lzdGVyRGV2aWNlUmVzcG9uc2USRgoJR2V0RGV2aWNlEhsuaGVyYWxkLnYxLkdldERldmljZVJlcXVlc3QaHC5oZXJhbGQudjEuR2V0RGV2aWNlUmVzcG9uc2USTAoLTGlzdERldmljZXMSHS5oZXJhbGQudjEuTGlzdERldmljZXNSZXF1ZXN0Gh4uaGVyYWxkLnYxLkxpc3REZXZpY2VzUmVzcG9uc2USTwoMVXBkYXRlRGV2aWNlEh4uaGVyYWxkLnYxLlVwZGF0ZURldmljZVJlcXVlc3QaHy5oZXJhbGQudjEuVXBkYXRlRGV2aWNlUmVzcG9uc2USTwoMRGVsZXRlRGV2aWNlEh4uaGVyYWxkLnYxLkRlbGV0ZURldmljZVJlcXVlc3QaHy5oZXJhbGQudjEuRGVsZXRlRGV2aWNlUmVzcG9uc2USQwoIU2V0T3B0SW4SGi5oZXJhbGQudjEuU2V0T3B0SW5SZXF1ZXN0GhsuaGVyYWxkLnYxLlNldE9wdEluUmVzcG9uc2USXgoRSW52YWxpZGF0ZURldmljZXMSIy5oZXJhbGQudjEuSW52YWxpZGF0ZURldmljZXNSZXF1ZXN0GiQuaGVyYWxkLnYxLkludmFsaWRhdGVEZXZpY2VzUmVzcG9uc2USVwoOU3RyZWFtQXVkaWVuY2USIC5oZXJhbGQudjEuU3RyZWFtQXVkaWVuY2VSZXF1ZXN0GiEuaGVyYWxkLnYxLlN0cmVhbUF1ZGllbmNlUmVzcG9uc2UwARJSCg1Db3VudEF1ZGllbmNlEh8uaGVyYWxkLnYxLkNvdW50QXVkaWVuY2VSZXF1ZXN0GiAuaGVyYWxkLnYxLkNvdW50QXVkaWVuY2VSZXNwb25zZRJSCg1DcmVhdGVTZWdtZW50Eh8uaGVyYWxkLnYxLkNyZWF0ZVNlZ21lbnRSZXF1ZXN0GiAuaGVyYWxkLnYxLkNyZWF0ZVNlZ21lbnRSZXNwb25zZRJJCgpHZXRTZWdtZW50EhwuaGVyYWxkLnYxLkdldFNlZ21lbnRSZXF1ZXN0Gh0uaGVyYWxkLnYxLkdldFNlZ21lbnRSZXNwb25zZRJPCgxMaXN0U2VnbWVudHMSHi5oZXJhbGQudjEuTGlzdFNlZ21lbnRzUmVxdWVzdBofLmhlcmFsZC52MS5MaXN0U2VnbWVudHNSZXNwb25zZRJSCg1VcGRhdGVTZWdtZW50Eh8uaGVyYWxkLnYxLlVwZGF0ZVNlZ21lbnRSZXF1ZXN0GiAuaGVyYWxkLnYxLlVwZGF0ZVNlZ21lbnRSZXNwb25zZRJSCg1EZWxldGVTZWdtZW50Eh8uaGVyYWxkLnYxLkRlbGV0ZVNlZ21lbnRSZXF1ZXN0GiAuaGVyYWxkLnYxLkRlbGV0ZVNlZ21lbnRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_herald_v1_common]);
 
 /**
  * @generated from message herald.v1.Device
@@ -731,6 +731,253 @@ export const CountAudienceResponseSchema: GenMessage<CountAudienceResponse> = /*
   messageDesc(file_herald_v1_device, 23);
 
 /**
+ * @generated from message herald.v1.Segment
+ */
+export type Segment = Message<"herald.v1.Segment"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string app_id = 2;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: herald.v1.SegmentRule rule = 4;
+   */
+  rule?: SegmentRule | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 6;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * Targetable devices matching the rule now (opted in, valid); filled by Get and Create.
+   *
+   * @generated from field: optional uint64 preview_count = 7;
+   */
+  previewCount?: bigint | undefined;
+};
+
+/**
+ * Describes the message herald.v1.Segment.
+ * Use `create(SegmentSchema)` to create a new message.
+ */
+export const SegmentSchema: GenMessage<Segment> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 24);
+
+/**
+ * @generated from message herald.v1.CreateSegmentRequest
+ */
+export type CreateSegmentRequest = Message<"herald.v1.CreateSegmentRequest"> & {
+  /**
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: herald.v1.SegmentRule rule = 3;
+   */
+  rule?: SegmentRule | undefined;
+};
+
+/**
+ * Describes the message herald.v1.CreateSegmentRequest.
+ * Use `create(CreateSegmentRequestSchema)` to create a new message.
+ */
+export const CreateSegmentRequestSchema: GenMessage<CreateSegmentRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 25);
+
+/**
+ * @generated from message herald.v1.CreateSegmentResponse
+ */
+export type CreateSegmentResponse = Message<"herald.v1.CreateSegmentResponse"> & {
+  /**
+   * @generated from field: herald.v1.Segment segment = 1;
+   */
+  segment?: Segment | undefined;
+};
+
+/**
+ * Describes the message herald.v1.CreateSegmentResponse.
+ * Use `create(CreateSegmentResponseSchema)` to create a new message.
+ */
+export const CreateSegmentResponseSchema: GenMessage<CreateSegmentResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 26);
+
+/**
+ * @generated from message herald.v1.GetSegmentRequest
+ */
+export type GetSegmentRequest = Message<"herald.v1.GetSegmentRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message herald.v1.GetSegmentRequest.
+ * Use `create(GetSegmentRequestSchema)` to create a new message.
+ */
+export const GetSegmentRequestSchema: GenMessage<GetSegmentRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 27);
+
+/**
+ * @generated from message herald.v1.GetSegmentResponse
+ */
+export type GetSegmentResponse = Message<"herald.v1.GetSegmentResponse"> & {
+  /**
+   * @generated from field: herald.v1.Segment segment = 1;
+   */
+  segment?: Segment | undefined;
+};
+
+/**
+ * Describes the message herald.v1.GetSegmentResponse.
+ * Use `create(GetSegmentResponseSchema)` to create a new message.
+ */
+export const GetSegmentResponseSchema: GenMessage<GetSegmentResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 28);
+
+/**
+ * @generated from message herald.v1.ListSegmentsRequest
+ */
+export type ListSegmentsRequest = Message<"herald.v1.ListSegmentsRequest"> & {
+  /**
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: herald.v1.PageRequest page = 2;
+   */
+  page?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message herald.v1.ListSegmentsRequest.
+ * Use `create(ListSegmentsRequestSchema)` to create a new message.
+ */
+export const ListSegmentsRequestSchema: GenMessage<ListSegmentsRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 29);
+
+/**
+ * @generated from message herald.v1.ListSegmentsResponse
+ */
+export type ListSegmentsResponse = Message<"herald.v1.ListSegmentsResponse"> & {
+  /**
+   * @generated from field: repeated herald.v1.Segment segments = 1;
+   */
+  segments: Segment[];
+
+  /**
+   * @generated from field: herald.v1.PageInfo page = 2;
+   */
+  page?: PageInfo | undefined;
+};
+
+/**
+ * Describes the message herald.v1.ListSegmentsResponse.
+ * Use `create(ListSegmentsResponseSchema)` to create a new message.
+ */
+export const ListSegmentsResponseSchema: GenMessage<ListSegmentsResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 30);
+
+/**
+ * Unset fields are kept.
+ *
+ * @generated from message herald.v1.UpdateSegmentRequest
+ */
+export type UpdateSegmentRequest = Message<"herald.v1.UpdateSegmentRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional herald.v1.SegmentRule rule = 3;
+   */
+  rule?: SegmentRule | undefined;
+};
+
+/**
+ * Describes the message herald.v1.UpdateSegmentRequest.
+ * Use `create(UpdateSegmentRequestSchema)` to create a new message.
+ */
+export const UpdateSegmentRequestSchema: GenMessage<UpdateSegmentRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 31);
+
+/**
+ * @generated from message herald.v1.UpdateSegmentResponse
+ */
+export type UpdateSegmentResponse = Message<"herald.v1.UpdateSegmentResponse"> & {
+  /**
+   * @generated from field: herald.v1.Segment segment = 1;
+   */
+  segment?: Segment | undefined;
+};
+
+/**
+ * Describes the message herald.v1.UpdateSegmentResponse.
+ * Use `create(UpdateSegmentResponseSchema)` to create a new message.
+ */
+export const UpdateSegmentResponseSchema: GenMessage<UpdateSegmentResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 32);
+
+/**
+ * @generated from message herald.v1.DeleteSegmentRequest
+ */
+export type DeleteSegmentRequest = Message<"herald.v1.DeleteSegmentRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message herald.v1.DeleteSegmentRequest.
+ * Use `create(DeleteSegmentRequestSchema)` to create a new message.
+ */
+export const DeleteSegmentRequestSchema: GenMessage<DeleteSegmentRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 33);
+
+/**
+ * @generated from message herald.v1.DeleteSegmentResponse
+ */
+export type DeleteSegmentResponse = Message<"herald.v1.DeleteSegmentResponse"> & {
+};
+
+/**
+ * Describes the message herald.v1.DeleteSegmentResponse.
+ * Use `create(DeleteSegmentResponseSchema)` to create a new message.
+ */
+export const DeleteSegmentResponseSchema: GenMessage<DeleteSegmentResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 34);
+
+/**
  * Devices of apps, keyed by (app_id, push_token), and the audience queries of campaigns.
  *
  * @generated from service herald.v1.DeviceRegistryService
@@ -816,6 +1063,48 @@ export const DeviceRegistryService: GenService<{
     methodKind: "unary";
     input: typeof CountAudienceRequestSchema;
     output: typeof CountAudienceResponseSchema;
+  },
+  /**
+   * Segments: named, stored audience rules of an app.
+   *
+   * @generated from rpc herald.v1.DeviceRegistryService.CreateSegment
+   */
+  createSegment: {
+    methodKind: "unary";
+    input: typeof CreateSegmentRequestSchema;
+    output: typeof CreateSegmentResponseSchema;
+  },
+  /**
+   * @generated from rpc herald.v1.DeviceRegistryService.GetSegment
+   */
+  getSegment: {
+    methodKind: "unary";
+    input: typeof GetSegmentRequestSchema;
+    output: typeof GetSegmentResponseSchema;
+  },
+  /**
+   * @generated from rpc herald.v1.DeviceRegistryService.ListSegments
+   */
+  listSegments: {
+    methodKind: "unary";
+    input: typeof ListSegmentsRequestSchema;
+    output: typeof ListSegmentsResponseSchema;
+  },
+  /**
+   * @generated from rpc herald.v1.DeviceRegistryService.UpdateSegment
+   */
+  updateSegment: {
+    methodKind: "unary";
+    input: typeof UpdateSegmentRequestSchema;
+    output: typeof UpdateSegmentResponseSchema;
+  },
+  /**
+   * @generated from rpc herald.v1.DeviceRegistryService.DeleteSegment
+   */
+  deleteSegment: {
+    methodKind: "unary";
+    input: typeof DeleteSegmentRequestSchema;
+    output: typeof DeleteSegmentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_herald_v1_device, 0);
