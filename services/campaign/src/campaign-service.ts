@@ -1,0 +1,105 @@
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type {
+  CampaignService,
+  CancelCampaignRequest,
+  CreateCampaignRequest,
+  GetCampaignRequest,
+  GetCampaignStatsRequest,
+  ListCampaignsRequest,
+} from "@herald/proto/campaign";
+import { aborted, notFound } from "@herald/runtime";
+import type { AudienceSource } from "./audience-source.js";
+import type { CampaignRecord, Target } from "./campaign.js";
+import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./create-request.js";
+import type { CampaignMetrics } from "./metrics.js";
+import * as check from "./request-checks.js";
+import type { CampaignStore } from "./store.js";
+import { toCampaign, toStats } from "./to-proto.js";
+
+export interface CampaignServiceDeps {
+  store: CampaignStore;
+  audience: Pick<AudienceSource, "count">;
+  metrics: CampaignMetrics;
+  /** A campaign was queued for immediate fan-out: wake the workers. */
+  onQueued: () => void;
+  now?: () => Date;
+}
+
+const DEFAULT_PER_PAGE = 20;
+const MAX_PER_PAGE = 200;
+
+/** The RPC surface: validates, calls the store, maps to messages. Fan-out runs elsewhere. */
+export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: CampaignServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async createCampaign(req: CreateCampaignRequest) {
+    const { store, metrics } = this.deps;
+    const { campaign, idempotency } = parseCreateRequest(req);
+    // A retried request gets its first answer even if, by now, its scheduled_at is past.
+    if (idempotency) {
+      const earlier = await store.findByIdempotencyKey(idempotency);
+      if (earlier) return { campaign: toCampaign(earlier), created: false };
+    }
+    const now = this.now();
+    checkCreateSemantics(campaign, now);
+    if (campaign.target.kind === "segment") await this.requireSegment(campaign.appId, campaign.target);
+    const status = initialStatus(campaign, now);
+    const result = await store.create(campaign, status, idempotency);
+    if (result.created) {
+      metrics.campaignsCreated.inc({ target: campaign.target.kind, status });
+      if (status === "queued") this.deps.onQueued();
+    }
+    return { campaign: toCampaign(result.campaign), created: result.created };
+  }
+
+  async getCampaign(req: GetCampaignRequest) {
+    return { campaign: toCampaign(await this.find(req.id)) };
+  }
+
+  async listCampaigns(req: ListCampaignsRequest) {
+    const appId = check.appId(req.appId);
+    // The gateway rejects out-of-range paging; clamp anyway, the store must never see it.
+    const page = Math.max(1, req.page?.page || 1);
+    const perPage = Math.min(MAX_PER_PAGE, Math.max(1, req.page?.perPage || DEFAULT_PER_PAGE));
+    const { campaigns, total } = await this.deps.store.list(appId, (page - 1) * perPage, perPage);
+    return { campaigns: campaigns.map(toCampaign), page: { page, perPage, total: BigInt(total) } };
+  }
+
+  async getCampaignStats(req: GetCampaignStatsRequest) {
+    const campaign = await this.find(req.id);
+    return { campaignId: campaign.id, stats: toStats(campaign.stats) };
+  }
+
+  async cancelCampaign(req: CancelCampaignRequest) {
+    if (!check.isUuid(req.id)) throw notFound("campaign not found");
+    const result = await this.deps.store.cancel(req.id);
+    if (result.ok) return { campaign: toCampaign(result.campaign) };
+    if (result.reason === "not_found") throw notFound("campaign not found");
+    throw aborted(`campaign ${req.id} can no longer be cancelled: it is ${result.status}`, "CampaignNotCancellable");
+  }
+
+  private async find(id: string): Promise<CampaignRecord> {
+    const campaign = check.isUuid(id) ? await this.deps.store.get(id) : undefined;
+    if (!campaign) throw notFound("campaign not found");
+    return campaign;
+  }
+
+  /** Asks the registry, which owns segments; an unknown segment is the caller's 404. */
+  private async requireSegment(appId: string, target: Target): Promise<void> {
+    try {
+      await this.deps.audience.count(appId, target);
+    } catch (err) {
+      if (!(err instanceof ConnectError)) throw err;
+      if (err.code === Code.NotFound) throw notFound("segment not found");
+      if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
+        throw new ConnectError("the device registry is unavailable; retry later", Code.Unavailable);
+      }
+      // Anything else is our problem, not the caller's: INTERNAL, details in the log.
+      throw new Error(`CountAudience failed: ${err.message}`, { cause: err });
+    }
+  }
+}

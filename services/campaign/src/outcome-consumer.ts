@@ -1,0 +1,130 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import { OutcomeBatchSchema, OutcomeKind } from "@herald/proto/delivery";
+import type { Logger, NatsConnection, StreamNames } from "@herald/runtime";
+import type { CampaignMetrics } from "./metrics.js";
+import { OUTCOME_KINDS, type OutcomeKindName, type OutcomeRecord, type OutcomeStore } from "./outcome-store.js";
+import { isUuid } from "./request-checks.js";
+
+export interface OutcomeConsumerOptions {
+  nc: NatsConnection;
+  names: StreamNames;
+  store: OutcomeStore;
+  metrics: CampaignMetrics;
+  log: Logger;
+}
+
+export interface OutcomeConsumer {
+  stop(): Promise<void>;
+}
+
+const FETCH_MAX = 100;
+const FETCH_EXPIRES_MS = 1_000;
+const RETRY_DELAY_MS = 2_000;
+const ACK_WAIT_MS = 30_000;
+const MAX_REASON_LENGTH = 200;
+const MAX_ATTEMPTS = 2 ** 31 - 1;
+
+const KIND: Partial<Record<OutcomeKind, OutcomeKindName>> = {
+  [OutcomeKind.DELIVERED]: "delivered",
+  [OutcomeKind.FAILED]: "failed",
+  [OutcomeKind.BOUNCED]: "bounced",
+  [OutcomeKind.THROTTLED]: "throttled",
+};
+
+/**
+ * The durable pull consumer of the senders' OutcomeBatch messages, shared by every
+ * replica. Up to 100 messages are recorded in one transaction and acked only after it
+ * commits, so a crash means redelivery, which the outcome table turns into a no-op.
+ */
+export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<OutcomeConsumer> {
+  const { nc, names, store, metrics, log } = opts;
+  const durable = names.consumer("campaign-outcomes");
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.add(names.outcomesStream, {
+    durable_name: durable,
+    filter_subject: names.outcomesWildcard,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: ACK_WAIT_MS * 1e6,
+    max_deliver: -1,
+  });
+  const consumer = await jetstream(nc).consumers.get(names.outcomesStream, durable);
+  let stopped = false;
+  let current: ConsumerMessages | undefined;
+
+  const record = async (messages: JsMsg[]) => {
+    const outcomes: OutcomeRecord[] = [];
+    const decoded: JsMsg[] = [];
+    for (const m of messages) {
+      const batch = decode(m, log);
+      if (!batch) continue;
+      decoded.push(m);
+      outcomes.push(...batch);
+    }
+    try {
+      const { byKind, completed } = await store.record(outcomes);
+      for (const kind of OUTCOME_KINDS) if (byKind[kind] > 0) metrics.outcomesRecorded.inc({ kind }, byKind[kind]);
+      for (const campaignId of completed) log.info({ campaignId }, "campaign completed");
+    } catch (err) {
+      log.warn({ err, messages: decoded.length }, "recording outcomes failed; they will be redelivered");
+      for (const m of decoded) m.nak(RETRY_DELAY_MS);
+      return;
+    }
+    for (const m of decoded) m.ack();
+  };
+
+  const loop = (async () => {
+    while (!stopped) {
+      const messages: JsMsg[] = [];
+      try {
+        current = await consumer.fetch({ max_messages: FETCH_MAX, expires: FETCH_EXPIRES_MS });
+        for await (const m of current) messages.push(m);
+      } catch (err) {
+        if (stopped) break;
+        log.warn({ err }, "fetch from the outcomes stream failed");
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        continue;
+      } finally {
+        current = undefined;
+      }
+      if (messages.length > 0) await record(messages);
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      current?.stop();
+      await loop;
+    },
+  };
+}
+
+/** The outcomes of one message; undefined (and the message terminated) when it cannot be read. */
+function decode(m: JsMsg, log: Logger): OutcomeRecord[] | undefined {
+  let campaignId: string;
+  let outcomes: OutcomeRecord[];
+  try {
+    const batch = fromBinary(OutcomeBatchSchema, m.data);
+    campaignId = batch.campaignId;
+    if (!isUuid(campaignId)) throw new Error("campaign_id is not a UUID");
+    outcomes = batch.outcomes.map((o) => {
+      if (!isUuid(o.deviceId)) throw new Error("device_id is not a UUID");
+      return {
+        campaignId: campaignId.toLowerCase(),
+        deviceId: o.deviceId.toLowerCase(),
+        // A sender always names the kind; an unknown one still counts the device, as failed.
+        kind: KIND[o.kind] ?? "failed",
+        reason: (KIND[o.kind] ? o.reason : o.reason || `UnknownOutcomeKind:${o.kind}`).slice(0, MAX_REASON_LENGTH),
+        attempts: Math.min(o.attempts, MAX_ATTEMPTS),
+      };
+    });
+  } catch (err) {
+    log.error({ err, subject: m.subject, seq: m.seq }, "undecodable outcome batch dropped");
+    // No reason text: nats-server 2.9 ignores a "+TERM <reason>" (the message would stay unacked).
+    m.term();
+    return undefined;
+  }
+  return outcomes;
+}

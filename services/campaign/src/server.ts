@@ -1,0 +1,112 @@
+import { fileURLToPath } from "node:url";
+import { jetstream } from "@nats-io/jetstream";
+import { CampaignService } from "@herald/proto/campaign";
+import { DeviceRegistryService } from "@herald/proto/device";
+import {
+  connectNats,
+  createMetricsRegistry,
+  createPool,
+  createRpcClient,
+  deliveryStreamConfig,
+  ensureStream,
+  migrate,
+  outcomesStreamConfig,
+  startAdminServer,
+  startRpcServer,
+  streamNames,
+  type Logger,
+} from "@herald/runtime";
+import { RegistryAudience } from "./audience-source.js";
+import { JetStreamBatchPublisher } from "./batch-publisher.js";
+import { CampaignServiceImpl } from "./campaign-service.js";
+import type { Config } from "./config.js";
+import { FanoutRunner } from "./fanout-runner.js";
+import { FanoutStore } from "./fanout-store.js";
+import { FanoutWorkers } from "./fanout-workers.js";
+import { createCampaignMetrics } from "./metrics.js";
+import { startOutcomeConsumer } from "./outcome-consumer.js";
+import { OutcomeStore } from "./outcome-store.js";
+import { Scheduler } from "./scheduler.js";
+import { PgCampaignStore } from "./store.js";
+
+const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
+
+export interface CampaignApp {
+  port: number;
+  adminPort: number;
+  close(): Promise<void>;
+}
+
+/** Wires the service; the same start() runs in production, dev mode and tests. */
+export async function start(config: Config, deps: { log: Logger }): Promise<CampaignApp> {
+  const { log } = deps;
+  // Closers in the order they must run; a failed start-up undoes what it had opened.
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const c of closers.splice(0)) await c();
+  };
+  try {
+    const pool = createPool({ url: config.databaseUrl, schema: config.schema });
+    closers.unshift(() => pool.end());
+    await migrate(pool, config.schema, MIGRATIONS, log);
+
+    const nc = await connectNats(config.natsUrl, "campaign", log);
+    closers.unshift(() => nc.drain());
+    const names = streamNames(config.natsNamespace);
+    await ensureStream(nc, deliveryStreamConfig(names));
+    await ensureStream(nc, outcomesStreamConfig(names));
+
+    const registryClient = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl, { timeoutMs: 30_000 });
+    closers.unshift(async () => registryClient.close());
+    const audience = new RegistryAudience(registryClient.client);
+    const registry = createMetricsRegistry("campaign");
+    const metrics = createCampaignMetrics(registry);
+
+    const store = new PgCampaignStore(pool);
+    const fanoutStore = new FanoutStore(pool, config.fanoutLeaseMs);
+    const runner = new FanoutRunner({
+      store: fanoutStore,
+      audience,
+      publisher: new JetStreamBatchPublisher(jetstream(nc), names),
+      pageSize: config.fanoutPageSize,
+      batchSize: config.fanoutBatchSize,
+      leaseMs: config.fanoutLeaseMs,
+      metrics,
+      log,
+    });
+    const workers = new FanoutWorkers({
+      claim: (token) => fanoutStore.claim(token),
+      run: (job, shutdown) => runner.run(job, shutdown),
+      concurrency: config.fanoutConcurrency,
+      pollMs: config.schedulerIntervalMs,
+      log,
+    });
+    const scheduler = new Scheduler({ store, intervalMs: config.schedulerIntervalMs, log, onQueued: () => workers.nudge() });
+    const service = new CampaignServiceImpl({ store, audience, metrics, onQueued: () => workers.nudge() });
+
+    // Started in this order so that close() stops them in reverse: the background loops
+    // first (fan-out ends at a batch boundary), then RPC and admin, then NATS and the pool.
+    const admin = await startAdminServer({
+      port: config.adminPort,
+      registry,
+      ready: async () => !nc.isClosed() && (await pool.query("SELECT 1")).rowCount === 1,
+    });
+    closers.unshift(() => admin.close());
+    const rpc = await startRpcServer({
+      routes: (router) => router.service(CampaignService, service),
+      port: config.port,
+      log,
+    });
+    closers.unshift(() => rpc.close());
+    const outcomes = await startOutcomeConsumer({ nc, names, store: new OutcomeStore(pool), metrics, log });
+    closers.unshift(() => outcomes.stop());
+    workers.start();
+    closers.unshift(() => workers.stop());
+    scheduler.start();
+    closers.unshift(() => scheduler.stop());
+    return { port: rpc.port, adminPort: admin.port, close };
+  } catch (err) {
+    await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));
+    throw err;
+  }
+}

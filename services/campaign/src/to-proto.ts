@@ -1,0 +1,69 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  CampaignSchema,
+  CampaignStatsSchema,
+  CampaignStatus,
+  CampaignTargetSchema,
+  Priority,
+  type Campaign,
+  type CampaignStats,
+  type CampaignTarget,
+} from "@herald/proto/campaign";
+import { toTimestamp } from "@herald/runtime";
+import type { CampaignCounters, CampaignRecord, CampaignStatusName, Target } from "./campaign.js";
+
+const STATUS: Record<CampaignStatusName, CampaignStatus> = {
+  scheduled: CampaignStatus.SCHEDULED,
+  queued: CampaignStatus.QUEUED,
+  sending: CampaignStatus.SENDING,
+  completed: CampaignStatus.COMPLETED,
+  cancelled: CampaignStatus.CANCELLED,
+  failed: CampaignStatus.FAILED,
+};
+
+export function toStats(counters: CampaignCounters): CampaignStats {
+  return create(CampaignStatsSchema, {
+    sent: BigInt(counters.sent),
+    delivered: BigInt(counters.delivered),
+    failed: BigInt(counters.failed),
+    bounced: BigInt(counters.bounced),
+    throttled: BigInt(counters.throttled),
+  });
+}
+
+function toTargetMessage(target: Target): CampaignTarget {
+  switch (target.kind) {
+    case "all":
+      return create(CampaignTargetSchema, { target: { case: "all", value: {} } });
+    case "external_ids":
+      return create(CampaignTargetSchema, { target: { case: "externalIds", value: { externalIds: target.externalIds } } });
+    case "segment":
+      return create(CampaignTargetSchema, { target: { case: "segment", value: { segmentId: target.segmentId } } });
+  }
+}
+
+export function toCampaign(c: CampaignRecord): Campaign {
+  return create(CampaignSchema, {
+    id: c.id,
+    appId: c.appId,
+    name: c.name,
+    status: STATUS[c.status],
+    audienceSize: BigInt(c.audienceSize),
+    contents: c.contents,
+    dataJson: c.dataJson,
+    target: toTargetMessage(c.target),
+    options: {
+      ttlSeconds: c.options.ttlSeconds,
+      priority: c.options.priority === "high" ? Priority.HIGH : Priority.NORMAL,
+      collapseId: c.options.collapseId,
+      imageUrl: c.options.imageUrl,
+    },
+    stats: toStats(c.stats),
+    scheduledAt: c.scheduledAt ? toTimestamp(c.scheduledAt) : undefined,
+    sentAt: c.sentAt ? toTimestamp(c.sentAt) : undefined,
+    completedAt: c.completedAt ? toTimestamp(c.completedAt) : undefined,
+    createdAt: toTimestamp(c.createdAt),
+    updatedAt: toTimestamp(c.updatedAt),
+    failureReason: c.failureReason,
+  });
+}

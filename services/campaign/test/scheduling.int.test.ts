@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { CampaignStatus } from "@herald/proto/campaign";
+import { ERROR_NAME_HEADER } from "@herald/runtime";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, targetsOf, waitFor, type Stack } from "./harness.js";
+
+describe("scheduling and cancelling", () => {
+  let stack: Stack;
+  let campaigns: Awaited<ReturnType<Stack["startInstance"]>>["client"];
+  const appId = randomUUID();
+  let deviceIds: string[];
+
+  beforeAll(async () => {
+    stack = await startStack();
+    campaigns = (await stack.startInstance({ SCHEDULER_INTERVAL_MS: "200" })).client;
+    deviceIds = (await stack.seed(appId, [{ platform: "ios" }, { platform: "android" }, { platform: "web" }])).map((d) => d.id);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const contents = { en: { title: "Later", body: "Soon" } };
+  const all = { target: { case: "all" as const, value: {} } };
+  const status = async (id: string) => (await campaigns.getCampaign({ id })).campaign!.status;
+
+  it("keeps a scheduled campaign scheduled until its time, then fans it out", async () => {
+    const at = new Date(Date.now() + 2_000);
+    const { campaign } = await campaigns.createCampaign({ appId, name: "later", contents, target: all, scheduledAt: timestampFromDate(at) });
+    expect(campaign!.status).toBe(CampaignStatus.SCHEDULED);
+    expect(campaign!.scheduledAt).toEqual(timestampFromDate(at));
+
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await status(campaign!.id)).toBe(CampaignStatus.SCHEDULED);
+    expect((await stack.takeBatches()).length).toBe(0);
+
+    await waitFor(async () => (await stack.row(campaign!.id)).fanout_done, 10_000, "fan-out");
+    expect(Date.now()).toBeGreaterThanOrEqual(at.getTime());
+    const batches = await stack.takeBatches();
+    expect([...targetsOf(batches).keys()].sort()).toEqual([...deviceIds].sort());
+    // The providers' ttl counts from when the campaign was due, not from when it was stored.
+    expect(batches[0]!.batch.createdAt).toEqual(timestampFromDate(at));
+    await stack.answer(batches);
+    await waitFor(async () => (await status(campaign!.id)) === CampaignStatus.COMPLETED, 10_000, "completion");
+  });
+
+  it("cancels a campaign before fan-out: nothing is published, ever", async () => {
+    const at = new Date(Date.now() + 1_500);
+    const { campaign } = await campaigns.createCampaign({ appId, name: "cancel me", contents, target: all, scheduledAt: timestampFromDate(at) });
+    const { campaign: cancelled } = await campaigns.cancelCampaign({ id: campaign!.id });
+    expect(cancelled!.status).toBe(CampaignStatus.CANCELLED);
+
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await status(campaign!.id)).toBe(CampaignStatus.CANCELLED);
+    expect(await stack.takeBatches()).toEqual([]);
+    const row = await stack.row(campaign!.id);
+    expect(row.fanout_started).toBe(false);
+
+    const again = await campaigns.cancelCampaign({ id: campaign!.id }).catch((e: unknown) => e);
+    expect((again as ConnectError).code).toBe(Code.Aborted);
+  });
+
+  it("refuses to cancel once fan-out started: ABORTED with CampaignNotCancellable", async () => {
+    const { campaign } = await campaigns.createCampaign({ appId, name: "too late", contents, target: all });
+    await waitFor(async () => (await stack.row(campaign!.id)).fanout_started, 10_000, "fan-out start");
+    const err = await campaigns.cancelCampaign({ id: campaign!.id }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectError);
+    expect((err as ConnectError).code).toBe(Code.Aborted);
+    expect((err as ConnectError).metadata.get(ERROR_NAME_HEADER)).toBe("CampaignNotCancellable");
+    expect((err as ConnectError).rawMessage).toMatch(/can no longer be cancelled: it is (sending|completed)/);
+    expect(await status(campaign!.id)).not.toBe(CampaignStatus.CANCELLED);
+    await waitFor(async () => (await stack.row(campaign!.id)).fanout_done, 10_000, "fan-out");
+    await stack.answer(await stack.takeBatches());
+  });
+});
