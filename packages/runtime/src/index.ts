@@ -11,3 +11,4 @@ export * from "./admin-server.js";
 export * from "./time.js";
 export * from "./streams.js";
 export * from "./endpoint-guard.js";
+export * from "./iso-639-1.js";

@@ -1,7 +1,6 @@
 import { Priority, type CampaignTarget, type Content, type SendOptions } from "@herald/proto/campaign";
-import { failedPrecondition, invalidArgument } from "@herald/runtime";
+import { failedPrecondition, invalidArgument, ISO_639_1 } from "@herald/runtime";
 import { FALLBACK_LANGUAGE, type Contents, type DeliveryOptions, type NewCampaign, type Target } from "./campaign.js";
-import { ISO_639_1 } from "./iso-639-1.js";
 
 /**
  * Checks of CreateCampaign. Shape problems are INVALID_ARGUMENT (400 at the gateway);

@@ -7,7 +7,7 @@ import {
   normaliseTags,
   normaliseTimezone,
 } from "./device-fields.js";
-import { ISO_639_1 } from "./iso-639-1.js";
+import { ISO_639_1 } from "@herald/runtime";
 
 describe("language", () => {
   it("knows the 184 ISO 639-1 codes", () => {

@@ -1,5 +1,4 @@
-import { invalidArgument } from "@herald/runtime";
-import { ISO_639_1 } from "./iso-639-1.js";
+import { invalidArgument, ISO_639_1 } from "@herald/runtime";
 
 /**
  * Validation and normalisation of the optional device fields. Each throws

@@ -1,4 +1,4 @@
-/** The 184 two-letter ISO 639-1 language codes (including the withdrawn but still used "bh"); a copy of the device registry's list. */
+/** The 184 two-letter ISO 639-1 language codes (including the withdrawn but still used "bh"): shared reference data for devices, segments and campaign contents. */
 export const ISO_639_1: ReadonlySet<string> = new Set(
   (
     "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy " +
