@@ -7,7 +7,7 @@ import packageJson from "../package.json" with { type: "json" };
 import { AppDirectory } from "./app-directory.js";
 import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
 import { createJwtVerifier } from "./auth/jwt-verifier.js";
-import type { CredentialClient, DeviceClient } from "./backends.js";
+import type { CampaignClient, CredentialClient, DeviceClient } from "./backends.js";
 import type { Config } from "./config.js";
 import { registerAuth } from "./plugins/auth.js";
 import { registerBodyParser } from "./plugins/body-parser.js";
@@ -20,10 +20,13 @@ import { RateLimiter } from "./rate-limiter.js";
 import { readinessCheck } from "./readiness.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
 import { registerAppRoutes } from "./routes/apps.js";
+import { registerCampaignRoutes } from "./routes/campaigns.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { registerDeviceRoutes } from "./routes/devices.js";
 import { registerHealthRoutes } from "./routes/health.js";
 import { registerPlatformConfigRoutes } from "./routes/platform-config.js";
+import { registerPushRoutes } from "./routes/push.js";
+import { registerSegmentRoutes } from "./routes/segments.js";
 import { sharedSchemas } from "./schemas/components.js";
 import { createValidatorCompiler } from "./validation.js";
 
@@ -43,6 +46,7 @@ export interface BuildOptions {
   config: AppConfig;
   credential: CredentialClient;
   devices: DeviceClient;
+  campaigns: CampaignClient;
   redis: Redis;
   log: Logger;
   /** Milliseconds since the epoch; tests may pin it. */
@@ -51,7 +55,14 @@ export interface BuildOptions {
 }
 
 const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
-const EXPOSED_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "X-Request-Id"];
+const EXPOSED_HEADERS = [
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+  "Retry-After",
+  "X-Request-Id",
+  "Idempotent-Replayed",
+];
 
 /** The whole gateway, wired but not listening: server.ts listens, tests use inject(). */
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
@@ -79,7 +90,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: config.corsOrigins === "*" ? "*" : config.corsOrigins,
     methods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
-    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key"],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
@@ -100,6 +111,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const deps: RouteDeps = {
     credential: opts.credential,
     devices: opts.devices,
+    campaigns: opts.campaigns,
     apps: new AppDirectory(opts.credential, 3_000, { now }),
     apiKeys,
     defaultRateLimit: config.rateLimitPerMinute,
@@ -115,6 +127,9 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerPlatformConfigRoutes(v1, deps);
       registerApiKeyRoutes(v1, deps);
       registerDeviceRoutes(v1, deps);
+      registerPushRoutes(v1, deps);
+      registerCampaignRoutes(v1, deps);
+      registerSegmentRoutes(v1, deps);
     },
     { prefix: "/v1" },
   );

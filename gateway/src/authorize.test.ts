@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { appAccessDenial, assertAppAccess, assertKeyScopeAllowed, assertOrgScope, deviceListAppId } from "./authorize.js";
+import { appAccessDenial, assertAppAccess, assertKeyScopeAllowed, assertOrgScope, listAppId } from "./authorize.js";
 import { HttpError } from "./http-errors.js";
 import type { Principal } from "./principal.js";
 
@@ -46,17 +46,17 @@ describe("org-wide actions", () => {
   });
 });
 
-describe("device list app", () => {
+describe("list app", () => {
   it("uses the requested app when given", () => {
-    expect(deviceListAppId(orgKey, APP_2)).toBe(APP_2);
-    expect(deviceListAppId(appKey, APP_2)).toBe(APP_2); // access is checked afterwards
+    expect(listAppId(orgKey, APP_2)).toBe(APP_2);
+    expect(listAppId(appKey, APP_2)).toBe(APP_2); // access is checked afterwards
   });
 
   it("defaults to the key's app for app-scoped keys", () => {
-    expect(deviceListAppId(appKey, undefined)).toBe(APP_1);
+    expect(listAppId(appKey, undefined)).toBe(APP_1);
   });
 
   it("requires app_id from org-scoped callers", () => {
-    expect(status(() => deviceListAppId(orgKey, undefined))).toBe(400);
+    expect(status(() => listAppId(orgKey, undefined))).toBe(400);
   });
 });

@@ -36,10 +36,10 @@ export function assertKeyScopeAllowed(principal: Principal, keyScope: ScopeName,
 }
 
 /**
- * The app whose devices a list shows: an app-scoped principal defaults to its own app;
- * an org-scoped one must say which.
+ * The app whose devices, campaigns or segments a list shows: an app-scoped principal
+ * defaults to its own app; an org-scoped one must say which.
  */
-export function deviceListAppId(principal: Principal, requested: string | undefined): string {
+export function listAppId(principal: Principal, requested: string | undefined): string {
   if (requested) return requested;
   if (principal.scope === "app" && principal.appId) return principal.appId;
   throw badRequest("invalid query parameter: /app_id is required for organization-scoped keys", [

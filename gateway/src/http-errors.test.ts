@@ -148,3 +148,18 @@ describe("fieldErrors", () => {
     ]);
   });
 });
+
+describe("fieldErrors of bad keys", () => {
+  it("reports a key refused by propertyNames once, by its pointer, cut short and escaped", () => {
+    expect(
+      fieldErrors([
+        { keyword: "pattern", instancePath: "/contents", message: "must match pattern", params: {}, propertyName: "EN" },
+        { keyword: "propertyNames", instancePath: "/contents", message: "property name must be valid", params: { propertyName: "EN" } },
+      ]),
+    ).toEqual([{ field: "/contents/EN", message: "is not an allowed key" }]);
+    const [long] = fieldErrors([
+      { keyword: "propertyNames", instancePath: "/data", message: "x", params: { propertyName: `a/b~${"x".repeat(100)}` } },
+    ]);
+    expect(long!.field).toBe(`/data/a~1b~0${"x".repeat(60)}`);
+  });
+});

@@ -43,6 +43,7 @@ export const badRequest = (message: string, details?: FieldError[]) => new HttpE
 export const unauthorized = (message: string) => new HttpError(401, "Unauthorized", message);
 export const forbidden = (message: string) => new HttpError(403, "Forbidden", message);
 export const notFound = (message: string) => new HttpError(404, "NotFound", message);
+export const conflict = (message: string) => new HttpError(409, "Conflict", message);
 export const rateLimited = (message: string) => new HttpError(429, "RateLimited", message);
 
 const INTERNAL: ErrorReply = {
@@ -101,6 +102,8 @@ export interface SchemaViolation {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set by ajv on the failures inside `propertyNames`: the offending key. */
+  propertyName?: string;
 }
 
 export type RequestPart = "body" | "querystring" | "params" | "headers";
@@ -112,8 +115,13 @@ const PART_LABEL: Record<RequestPart, string> = {
   headers: "header",
 };
 
+/** A key as a JSON pointer segment, cut short: it is the client's input. */
+const pointerSegment = (key: string): string => key.slice(0, 64).replaceAll("~", "~0").replaceAll("/", "~1");
+
 export function fieldErrors(violations: SchemaViolation[]): FieldError[] {
-  return violations.map((v) => {
+  // A bad key yields two violations, the inner one (with propertyName) and the
+  // `propertyNames` summary; one detail naming the key says it all.
+  return violations.filter((v) => v.propertyName === undefined).map((v) => {
     let field = v.instancePath;
     let message = v.message ?? "is invalid";
     if (v.keyword === "required") {
@@ -123,6 +131,10 @@ export function fieldErrors(violations: SchemaViolation[]): FieldError[] {
     if (v.keyword === "additionalProperties") {
       field += `/${String(v.params.additionalProperty)}`;
       message = "is not a known field";
+    }
+    if (v.keyword === "propertyNames" && typeof v.params.propertyName === "string") {
+      field += `/${pointerSegment(v.params.propertyName)}`;
+      message = "is not an allowed key";
     }
     if (v.keyword === "discriminator" && typeof v.params.tag === "string") {
       field += `/${v.params.tag}`;

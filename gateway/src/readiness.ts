@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Redis } from "ioredis";
-import type { CredentialClient, DeviceClient } from "./backends.js";
+import type { CampaignClient, CredentialClient, DeviceClient } from "./backends.js";
 
 /** A syntactically valid id that names nothing: a cheap call that must reach the service. */
 const NO_ID = "00000000-0000-0000-0000-000000000000";
@@ -28,13 +28,21 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
 
-export function readinessCheck(deps: { redis: Redis; credential: CredentialClient; devices: DeviceClient }): ReadinessCheck {
+export interface ReadinessDeps {
+  redis: Redis;
+  credential: CredentialClient;
+  devices: DeviceClient;
+  campaigns: CampaignClient;
+}
+
+export function readinessCheck(deps: ReadinessDeps): ReadinessCheck {
   return async () => {
-    const [redis, credential, deviceRegistry] = await Promise.all([
+    const [redis, credential, deviceRegistry, campaign] = await Promise.all([
       within(TIMEOUT_MS, deps.redis.ping()).then(() => true, () => false),
       deps.credential.getApp({ appId: NO_ID }, { timeoutMs: TIMEOUT_MS }).then(() => true, answered),
       deps.devices.getDevice({ id: NO_ID }, { timeoutMs: TIMEOUT_MS }).then(() => true, answered),
+      deps.campaigns.getCampaign({ id: NO_ID }, { timeoutMs: TIMEOUT_MS }).then(() => true, answered),
     ]);
-    return { redis, credential, device_registry: deviceRegistry };
+    return { redis, credential, device_registry: deviceRegistry, campaign };
   };
 }

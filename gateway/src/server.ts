@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
 import { DeviceRegistryService } from "@herald/proto/device";
 import { createRpcClient, type Logger } from "@herald/runtime";
@@ -16,6 +17,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
   const { log } = deps;
   const credential = createRpcClient(CredentialService, config.credentialUrl);
   const devices = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl);
+  const campaigns = createRpcClient(CampaignService, config.campaignUrl);
   // Commands fail fast while Redis is away (no offline queue), so the limiter can fail
   // open at once instead of holding requests until a reconnect.
   const redis = new Redis(config.redisUrl, {
@@ -32,10 +34,18 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
   const closeClients = async () => {
     credential.close();
     devices.close();
+    campaigns.close();
     redis.disconnect();
   };
   try {
-    const app = await build({ config, credential: credential.client, devices: devices.client, redis, log });
+    const app = await build({
+      config,
+      credential: credential.client,
+      devices: devices.client,
+      campaigns: campaigns.client,
+      redis,
+      log,
+    });
     await app.listen({ port: config.port, host: config.host });
     return {
       port: (app.server.address() as AddressInfo).port,

@@ -261,7 +261,7 @@ describe("rate limiting", () => {
       expect(broken.logs.text()).toContain("rate-limit store unavailable");
       const ready = await broken.call("GET", "/readyz");
       expect(ready.status).toBe(503);
-      expect(ready.body).toEqual({ status: "unavailable", checks: { redis: false, credential: true, device_registry: true } });
+      expect(ready.body).toEqual({ status: "unavailable", checks: { redis: false, credential: true, device_registry: true, campaign: true } });
     } finally {
       await broken.close();
       dead.disconnect();

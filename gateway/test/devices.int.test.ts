@@ -173,7 +173,7 @@ describe("operations", () => {
     expect(await gw.call("GET", "/healthz")).toMatchObject({ status: 200, body: { status: "ok" } });
     expect(await gw.call("GET", "/readyz")).toMatchObject({
       status: 200,
-      body: { status: "ok", checks: { redis: true, credential: true, device_registry: true } },
+      body: { status: "ok", checks: { redis: true, credential: true, device_registry: true, campaign: true } },
     });
     const metrics = await gw.call("GET", "/metrics");
     expect(metrics.status).toBe(200);

@@ -1,12 +1,15 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
 import { DeviceRegistryService } from "@herald/proto/device";
 import { createLogger, createPool, createRpcClient, readEnv, streamNames } from "@herald/runtime";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { Redis } from "ioredis";
 import { expect, inject } from "vitest";
+import { configSpec as campaignConfigSpec } from "../../services/campaign/src/config.js";
+import { start as startCampaign } from "../../services/campaign/src/server.js";
 import { start as startCredential } from "../../services/credential/src/server.js";
 import { configSpec as deviceConfigSpec } from "../../services/device-registry/src/config.js";
 import { start as startDeviceRegistry } from "../../services/device-registry/src/server.js";
@@ -27,6 +30,7 @@ export class LogCapture {
 export interface Backends {
   credentialUrl: string;
   deviceRegistryUrl: string;
+  campaignUrl: string;
   redisUrl: string;
   /** The org-scoped key the credential service ensured at start-up. */
   bootstrapKey: string;
@@ -34,8 +38,9 @@ export interface Backends {
 }
 
 /**
- * The real credential and device-registry services, started in-process by their own
- * start(), on schemas and a NATS namespace of this test file alone.
+ * The real credential, device-registry and campaign services, started in-process by
+ * their own start(), on schemas and a NATS namespace of this test file alone. No sender
+ * consumes the delivery stream: campaigns with devices stay "sending".
  */
 export async function startBackends(): Promise<Backends> {
   const infra = inject("infra");
@@ -70,17 +75,32 @@ export async function startBackends(): Promise<Backends> {
     }),
     { log },
   );
+  const campaign = await startCampaign(
+    readEnv(campaignConfigSpec, {
+      DATABASE_URL: infra.databaseUrl,
+      NATS_URL: infra.natsUrl,
+      NATS_NAMESPACE: namespace,
+      DB_SCHEMA: `${id}_cmp`,
+      PORT: "0",
+      ADMIN_PORT: "0",
+      DEVICE_REGISTRY_URL: `http://127.0.0.1:${registry.port}`,
+      SCHEDULER_INTERVAL_MS: "100",
+    }),
+    { log },
+  );
   return {
     credentialUrl: `http://127.0.0.1:${credential.port}`,
     deviceRegistryUrl: `http://127.0.0.1:${registry.port}`,
+    campaignUrl: `http://127.0.0.1:${campaign.port}`,
     redisUrl: infra.redisUrl,
     bootstrapKey,
     stop: async () => {
+      await campaign.close();
       await registry.close();
       await credential.close();
       const pool = createPool({ url: infra.databaseUrl, schema: "public", max: 1 });
       try {
-        for (const schema of [`${id}_cred`, `${id}_dev`]) await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        for (const schema of [`${id}_cred`, `${id}_dev`, `${id}_cmp`]) await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       } finally {
         await pool.end();
       }
@@ -88,8 +108,10 @@ export async function startBackends(): Promise<Backends> {
       try {
         const jsm = await jetstreamManager(nc);
         const names = streamNames(namespace);
-        await jsm.consumers.delete(names.eventsStream, names.consumer("device-registry-app-deleted")).catch(() => false);
-        await jsm.streams.delete(names.eventsStream).catch(() => false);
+        // A stream takes its consumers with it.
+        for (const stream of [names.eventsStream, names.deliveryStream, names.outcomesStream]) {
+          await jsm.streams.delete(stream).catch(() => false);
+        }
       } finally {
         await nc.close();
       }
@@ -139,12 +161,14 @@ export async function startGateway(
   const config = gatewayConfig(overrides);
   const credential = createRpcClient(CredentialService, backends.credentialUrl);
   const devices = createRpcClient(DeviceRegistryService, backends.deviceRegistryUrl);
+  const campaigns = createRpcClient(CampaignService, backends.campaignUrl);
   const redis = opts.redis ?? new Redis(backends.redisUrl);
   const logs = new LogCapture();
   const app = await build({
     config,
     credential: credential.client,
     devices: devices.client,
+    campaigns: campaigns.client,
     redis,
     log: createLogger("gateway", "debug", logs),
   });
@@ -181,6 +205,7 @@ export async function startGateway(
       }
       credential.close();
       devices.close();
+      campaigns.close();
     },
   };
 }

@@ -33,7 +33,15 @@ unknown id.
 
 ## Lists
 Lists answer \`{"data": [...], "page": 1, "per_page": 50, "total": N}\`; \`page\` counts from 1,
-\`per_page\` is 1 to 200 (default 50); other values answer 400.
+\`per_page\` is 1 to 200 (default 50; campaigns 20); other values answer 400.
+
+## Sending
+\`POST /v1/push/send\`, \`/send-to-users\` and \`/send-to-segment\` create a campaign and answer 201
+with it. \`contents\` maps ISO 639-1 language codes to a title and body; each device gets its
+language's entry or else the \`en\` entry, which is therefore required (422 without it). A send
+may carry \`Idempotency-Key\`: a retry with the same key answers 200 with the first campaign and
+\`Idempotent-Replayed: true\` instead of sending twice. Cancelling a campaign whose delivery has
+started answers 409 \`CampaignNotCancellable\`.
 
 ## Conventions
 Identifiers are UUIDs; timestamps are ISO 8601 UTC (\`2026-11-21T10:00:00.000Z\`); optional
@@ -117,6 +125,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
         { name: "Platform configs", description: "Per-app push credentials (APNs, FCM, VAPID)." },
         { name: "API keys", description: "Keys that authenticate server-to-server calls and client libraries." },
         { name: "Devices", description: "Registered devices, opt-out and opt-in." },
+        { name: "Push", description: "Send notifications: each send creates a campaign." },
+        { name: "Campaigns", description: "Sent and scheduled campaigns, their delivery statistics, cancellation." },
+        { name: "Segments", description: "Named audience rules of an app, targeted by send-to-segment." },
         { name: "Operations", description: "Health, readiness and metrics; no authentication." },
       ],
       components: {

@@ -1,6 +1,6 @@
 import type { Device } from "@herald/proto/device";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { deviceListAppId } from "../authorize.js";
+import { listAppId } from "../authorize.js";
 import { principalOf } from "../plugins/auth.js";
 import {
   deleteDeviceSchema,
@@ -76,7 +76,7 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
-      const app = await apps.authorized(principal, deviceListAppId(principal, q.app_id));
+      const app = await apps.authorized(principal, listAppId(principal, q.app_id));
       const res = await devices.listDevices({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
       return listView(res.devices.map(deviceView), res.page, q);
     },

@@ -30,7 +30,8 @@ export const errorSchema = {
       type: "string",
       description:
         "Error name: ValidationError, Unauthorized, Forbidden, NotFound, Conflict, UnprocessableEntity, " +
-        "PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable.",
+        "PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable; " +
+        "CampaignNotCancellable (409) when a campaign's delivery has already started.",
       examples: ["ValidationError"],
     },
     message: { type: "string", description: "Human-readable explanation.", examples: ["invalid request body: /name must be string"] },
@@ -93,10 +94,20 @@ export const ok = (description: string, ref: string) => ({ description, headers:
 
 export const noContent = (description: string) => ({ description, headers: rateLimitHeaders, type: "null" }) as const;
 
-export const pageQuery = {
-  page: { type: "integer", minimum: 1, maximum: 1_000_000, default: 1, description: "Page number, from 1." },
-  per_page: { type: "integer", minimum: 1, maximum: 200, default: 50, description: "Items per page, 1 to 200." },
-} as const;
+/** Paging parameters; lists differ only in their default page size. */
+export const pageQueryOf = (defaultPerPage: number) =>
+  ({
+    page: { type: "integer", minimum: 1, maximum: 1_000_000, default: 1, description: "Page number, from 1." },
+    per_page: {
+      type: "integer",
+      minimum: 1,
+      maximum: 200,
+      default: defaultPerPage,
+      description: `Items per page, 1 to 200 (default ${defaultPerPage}).`,
+    },
+  }) as const;
+
+export const pageQuery = pageQueryOf(50);
 
 /** The list envelope of items that are the named component. */
 export const listOf = (ref: string, description: string) => ({

@@ -1,5 +1,6 @@
 import { apiKeySchema, createdApiKeySchema } from "./api-keys.js";
 import { appSchema } from "./apps.js";
+import { campaignContentSchema, campaignSchema, campaignStatsSchema } from "./campaigns.js";
 import { errorSchema } from "./common.js";
 import { deviceSchema } from "./devices.js";
 import {
@@ -11,6 +12,7 @@ import {
   webConfigSchema,
   webInputSchema,
 } from "./platform-config.js";
+import { segmentRuleSchema, segmentSchema } from "./segments.js";
 
 /**
  * The named schemas (`$id`) that routes reference as `Name#`: they become
@@ -29,4 +31,9 @@ export const sharedSchemas = [
   androidConfigSchema,
   webConfigSchema,
   platformConfigsSchema,
+  campaignStatsSchema,
+  campaignContentSchema,
+  campaignSchema,
+  segmentRuleSchema,
+  segmentSchema,
 ];

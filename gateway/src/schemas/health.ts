@@ -27,7 +27,7 @@ export const readyzSchema = {
   ...publicRoute,
   operationId: "readyz",
   summary: "Readiness",
-  description: "200 when Redis and the credential and device-registry services answer, else 503. No authentication.",
+  description: "200 when Redis and the credential, device-registry and campaign services answer, else 503. No authentication.",
   response: {
     200: { description: "Ready.", ...status },
     503: { description: "A dependency is down.", ...status },

@@ -1,0 +1,58 @@
+import type { Campaign } from "@herald/proto/campaign";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { listAppId } from "../authorize.js";
+import { campaignStatsView, campaignView } from "../campaign-views.js";
+import { principalOf } from "../plugins/auth.js";
+import {
+  cancelCampaignSchema,
+  getCampaignSchema,
+  getCampaignStatsSchema,
+  listCampaignsSchema,
+} from "../schemas/campaigns.js";
+import { listView, type PageQuery } from "../views.js";
+import type { RouteDeps } from "./deps.js";
+
+interface CampaignParams {
+  id: string;
+}
+
+const present = (campaign: Campaign | undefined, rpc: string): Campaign => {
+  if (!campaign) throw new Error(`${rpc} answered without a campaign`);
+  return campaign;
+};
+
+export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps): void {
+  const { campaigns, apps } = deps;
+
+  /** The campaign if the caller may see its app: 404 when unknown, 403 when not theirs. */
+  async function authorizedCampaign(request: FastifyRequest<{ Params: CampaignParams }>): Promise<Campaign> {
+    const { campaign } = await campaigns.getCampaign({ id: request.params.id });
+    const found = present(campaign, "GetCampaign");
+    await apps.authorized(principalOf(request), found.appId);
+    return found;
+  }
+
+  scope.get<{ Querystring: PageQuery & { app_id?: string } }>("/campaigns", { schema: listCampaignsSchema }, async (request) => {
+    const principal = principalOf(request);
+    const q = request.query;
+    const app = await apps.authorized(principal, listAppId(principal, q.app_id));
+    const res = await campaigns.listCampaigns({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
+    return listView(res.campaigns.map(campaignView), res.page, q);
+  });
+
+  scope.get<{ Params: CampaignParams }>("/campaigns/:id", { schema: getCampaignSchema }, async (request) =>
+    campaignView(await authorizedCampaign(request)),
+  );
+
+  // The campaign already carries its counters: one call answers both questions.
+  scope.get<{ Params: CampaignParams }>("/campaigns/:id/stats", { schema: getCampaignStatsSchema }, async (request) => {
+    const campaign = await authorizedCampaign(request);
+    return campaignStatsView(campaign.id, campaign.stats);
+  });
+
+  scope.post<{ Params: CampaignParams }>("/campaigns/:id/cancel", { schema: cancelCampaignSchema }, async (request) => {
+    const current = await authorizedCampaign(request);
+    const { campaign } = await campaigns.cancelCampaign({ id: current.id });
+    return campaignView(present(campaign, "CancelCampaign"));
+  });
+}

@@ -1,0 +1,167 @@
+import { errorResponses, idParams, listOf, ok, pageQueryOf, timestamp, uuid } from "./common.js";
+
+/** Nullable timestamp: the moment has not come (yet), or never will. */
+const maybeTimestamp = (description: string) => ({ ...timestamp(description), type: ["string", "null"] }) as const;
+const counter = (description: string) => ({ type: "integer", minimum: 0, description }) as const;
+
+export const campaignStatsSchema = {
+  $id: "CampaignStats",
+  type: "object",
+  description:
+    "Delivery counters. `sent` counts devices handed to a provider; each of them then ends in exactly one of " +
+    "`delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, `sent` equals `audience_size` and " +
+    "the four outcomes add up to `sent`.",
+  required: ["campaign_id", "sent", "delivered", "failed", "bounced", "throttled"],
+  additionalProperties: false,
+  properties: {
+    campaign_id: uuid("The campaign."),
+    sent: counter("Devices handed to a provider."),
+    delivered: counter("Accepted by the provider (APNs, FCM or the browser's push service)."),
+    failed: counter("Rejected or undeliverable for another reason (bad credentials, payload refused, retries exhausted)."),
+    bounced: counter("The provider declared the token dead; the device is marked invalid and no longer targeted."),
+    throttled: counter("Still rate-limited by the provider after retries."),
+  },
+} as const;
+
+export const campaignContentSchema = {
+  $id: "CampaignContent",
+  type: "object",
+  description: "One language's text; null where the send gave none.",
+  required: ["title", "body"],
+  additionalProperties: false,
+  properties: {
+    title: { type: ["string", "null"], examples: ["Sale starts now"] },
+    body: { type: ["string", "null"], examples: ["50% off everything until midnight."] },
+  },
+} as const;
+
+const target = {
+  description: "Who the campaign targets, by the send endpoint that created it.",
+  oneOf: [
+    {
+      type: "object",
+      title: "All devices",
+      required: ["type"],
+      additionalProperties: false,
+      properties: { type: { type: "string", const: "all", description: "POST /v1/push/send." } },
+    },
+    {
+      type: "object",
+      title: "Users",
+      required: ["type", "external_ids_count"],
+      additionalProperties: false,
+      properties: {
+        type: { type: "string", const: "users", description: "POST /v1/push/send-to-users." },
+        external_ids_count: { type: "integer", minimum: 1, description: "Distinct external ids targeted." },
+      },
+    },
+    {
+      type: "object",
+      title: "Segment",
+      required: ["type", "segment_id"],
+      additionalProperties: false,
+      properties: {
+        type: { type: "string", const: "segment", description: "POST /v1/push/send-to-segment." },
+        segment_id: uuid("The segment."),
+      },
+    },
+  ],
+} as const;
+
+export const campaignSchema = {
+  $id: "Campaign",
+  type: "object",
+  description: "One send: its content, target, delivery options, lifecycle and counters.",
+  required: [
+    "id", "app_id", "name", "status", "audience_size", "sent_at", "scheduled_at", "completed_at", "created_at",
+    "updated_at", "contents", "data", "target", "ttl", "priority", "collapse_id", "image_url", "failure_reason", "stats",
+  ],
+  additionalProperties: false,
+  properties: {
+    id: uuid("Campaign id, used in /v1/campaigns/{id}."),
+    app_id: uuid("The app whose devices it targets."),
+    name: { type: "string", description: "The label given at send time." },
+    status: {
+      type: "string",
+      enum: ["scheduled", "queued", "sending", "completed", "cancelled", "failed"],
+      description:
+        "scheduled: waits for scheduled_at. queued: due, waiting for fan-out. sending: being handed to the " +
+        "providers. completed: every targeted device has an outcome. cancelled: cancelled before delivery started " +
+        "(from scheduled or queued). failed: could not be sent, see failure_reason. " +
+        "Transitions: scheduled → queued → sending → completed; scheduled/queued → cancelled; any → failed.",
+    },
+    audience_size: {
+      type: "integer",
+      minimum: 0,
+      description: "Targetable devices (opted in, valid) found at fan-out; 0 until fan-out has counted them.",
+    },
+    sent_at: maybeTimestamp("When delivery started (UTC); null before."),
+    scheduled_at: maybeTimestamp("The requested delivery time (UTC); null for immediate sends."),
+    completed_at: maybeTimestamp("When the last outcome arrived (UTC); null until completed."),
+    created_at: timestamp("When the send was accepted (UTC)."),
+    updated_at: timestamp("Last change of status or counters (UTC)."),
+    contents: {
+      type: "object",
+      description: "Language code (ISO 639-1) → text, as sent.",
+      additionalProperties: { $ref: "CampaignContent#" },
+    },
+    data: {
+      type: ["object", "null"],
+      additionalProperties: true,
+      description: "The custom data of the send; null when none was given.",
+    },
+    target,
+    ttl: { type: "integer", minimum: 0, description: "Time to live in seconds; 0: the providers' default." },
+    priority: { type: "string", enum: ["normal", "high"] },
+    collapse_id: { type: ["string", "null"] },
+    image_url: { type: ["string", "null"] },
+    failure_reason: { type: ["string", "null"], description: "Why the campaign failed; null unless status is failed." },
+    stats: { $ref: "CampaignStats#" },
+  },
+} as const;
+
+const campaignParams = idParams("id", "Campaign id.");
+const tags = ["Campaigns"];
+
+export const listCampaignsSchema = {
+  tags,
+  operationId: "listCampaigns",
+  summary: "List campaigns of an app",
+  description: "Newest first.",
+  querystring: {
+    type: "object",
+    properties: {
+      app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
+      ...pageQueryOf(20),
+    },
+  },
+  response: { 200: listOf("Campaign", "A page of campaigns."), ...errorResponses(400, 403, 404) },
+};
+
+export const getCampaignSchema = {
+  tags,
+  operationId: "getCampaign",
+  summary: "Get a campaign",
+  params: campaignParams,
+  response: { 200: ok("The campaign.", "Campaign"), ...errorResponses(403, 404) },
+};
+
+export const getCampaignStatsSchema = {
+  tags,
+  operationId: "getCampaignStats",
+  summary: "Get a campaign's delivery statistics",
+  params: campaignParams,
+  response: { 200: ok("The counters.", "CampaignStats"), ...errorResponses(403, 404) },
+};
+
+export const cancelCampaignSchema = {
+  tags,
+  operationId: "cancelCampaign",
+  summary: "Cancel a campaign",
+  description:
+    "Cancels a scheduled (or queued) campaign before its delivery starts; no device receives it. No body is " +
+    "needed. Once delivery has started (status sending, completed, failed) or after an earlier cancel, the answer " +
+    'is 409 with `"error": "CampaignNotCancellable"`.',
+  params: campaignParams,
+  response: { 200: ok("The cancelled campaign.", "Campaign"), ...errorResponses(403, 404, 409) },
+};

@@ -1,0 +1,186 @@
+import { errorResponses, ok, rateLimitHeaders, uuid } from "./common.js";
+
+/**
+ * The three send endpoints: one body shape plus the target. Limits here are the shape;
+ * the campaign service adds the semantic checks (an "en" entry, a start time that is
+ * not past, a payload that fits every provider) and answers those with 422.
+ */
+
+const content = {
+  type: "object",
+  description: "One language's text; at least one of title and body.",
+  minProperties: 1,
+  additionalProperties: false,
+  properties: {
+    title: { type: "string", maxLength: 256, description: "Notification title, at most 256 characters.", examples: ["Sale starts now"] },
+    body: { type: "string", maxLength: 2048, description: "Notification text, at most 2,048 characters.", examples: ["50% off everything."] },
+  },
+} as const;
+
+const sendProperties = {
+  app_id: uuid("The app whose devices receive the notification."),
+  name: { type: "string", minLength: 1, maxLength: 200, description: "Your label for the campaign.", examples: ["Spring sale"] },
+  contents: {
+    type: "object",
+    description:
+      'Language code → text. Keys are ISO 639-1 codes (two lowercase letters, e.g. "en", "de"). Each device gets ' +
+      'the entry of its registered language, and the "en" entry when there is none for its language, so "en" is ' +
+      "required (without it: 422). 1 to 100 languages.",
+    minProperties: 1,
+    maxProperties: 100,
+    propertyNames: { pattern: "^[a-z]{2}$" },
+    additionalProperties: content,
+    examples: [{ en: { title: "Sale starts now", body: "50% off everything." }, de: { title: "Jetzt im Angebot" } }],
+  },
+  data: {
+    type: "object",
+    description:
+      "Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level " +
+      'keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every ' +
+      "value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client " +
+      "library opens `action_url` on click.",
+    propertyNames: { not: { const: "aps" } },
+    examples: [{ action_url: "https://acme.example/sale", sale_id: "42" }],
+  },
+  scheduled_at: {
+    type: "string",
+    format: "date-time",
+    description:
+      "ISO 8601 time with offset (UTC recommended) at which delivery starts; omitted: at once. In the past: 422; " +
+      "at most one year ahead. A scheduled campaign can be cancelled until delivery starts.",
+    examples: ["2026-11-21T10:00:00.000Z"],
+  },
+  ttl: {
+    type: "integer",
+    minimum: 0,
+    maximum: 2_419_200,
+    description:
+      "Seconds the provider keeps the notification for a device that is offline, counted from the send, at most " +
+      "28 days (2,419,200). iOS: `apns-expiration`. Android: FCM `android.ttl`. Web: the `TTL` header. 0 or " +
+      "omitted: the providers' default (28 days).",
+    examples: [86400],
+  },
+  priority: {
+    type: "string",
+    enum: ["normal", "high"],
+    description:
+      'Delivery urgency; "normal" when omitted. iOS: `apns-priority` 10 (high) or 5 (normal). Android: FCM ' +
+      "`android.priority` HIGH or NORMAL (high may wake the device). Web: the `Urgency` header high or normal.",
+  },
+  collapse_id: {
+    type: "string",
+    minLength: 1,
+    maxLength: 64,
+    description:
+      "Notifications with the same collapse_id replace each other on the device, so only the latest is shown. " +
+      "At most 64 bytes. iOS: `apns-collapse-id`. Android: FCM `android.collapse_key`. Web: the `Topic` header " +
+      "(a hash of the value, as the header allows only 32 URL-safe characters).",
+    examples: ["sale-2026"],
+  },
+  image_url: {
+    type: "string",
+    format: "uri",
+    pattern: "^https://[^/?#\\s]+",
+    maxLength: 2048,
+    description:
+      "An https image shown with the notification. iOS: in the payload for the app's Notification Service " +
+      "Extension to attach (`mutable-content` is set). Android: FCM `notification.image`. Web: `image` in the " +
+      "JSON the service worker receives.",
+    examples: ["https://acme.example/sale.png"],
+  },
+} as const;
+
+const sendRequired = ["app_id", "name", "contents"];
+
+const body = (extra: Record<string, object>, extraRequired: string[]) => ({
+  type: "object",
+  required: [...sendRequired, ...extraRequired],
+  additionalProperties: false,
+  properties: { ...sendProperties, ...extra },
+});
+
+export const sendBody = body({}, []);
+
+export const sendToUsersBody = body(
+  {
+    external_ids: {
+      type: "array",
+      minItems: 1,
+      maxItems: 10_000,
+      items: { type: "string", minLength: 1, maxLength: 255 },
+      description: "Your user ids (devices' external_id): every targetable device of each is sent to. 1 to 10,000; duplicates count once.",
+      examples: [["user-42", "user-43"]],
+    },
+  },
+  ["external_ids"],
+);
+
+export const sendToSegmentBody = body({ segment_id: uuid("A segment of the same app (see /v1/segments); unknown: 404.") }, ["segment_id"]);
+
+const idempotencyHeaders = {
+  type: "object",
+  properties: {
+    "Idempotency-Key": {
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      pattern: "^[\\x20-\\x7E]+$",
+      description:
+        "Makes retries safe: a second request with the same key from the same API key (or session user) within " +
+        "24 hours creates nothing and answers 200 with the first campaign and `Idempotent-Replayed: true`, even if " +
+        "its body differs; reusing it for a send to another app answers 409. 1 to 255 printable ASCII characters, " +
+        "e.g. a UUID.",
+      examples: ["5b1f8c0e-2a4d-4f7e-9c3b-8d6a1e0f2b47"],
+    },
+  },
+};
+
+const replayed = {
+  description: "A replay: the campaign created by the first request with this Idempotency-Key.",
+  headers: {
+    ...rateLimitHeaders,
+    "Idempotent-Replayed": { type: "string", enum: ["true"], description: "Present on replays." },
+  },
+  $ref: "Campaign#",
+};
+
+const sendResponses = {
+  200: replayed,
+  201: ok("The campaign: status queued (or already further) for an immediate send, scheduled otherwise.", "Campaign"),
+};
+
+const tags = ["Push"];
+const common =
+  "Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid " +
+  "are targeted. Each language's title and body, with data and image_url, must fit the smallest provider limit " +
+  "(about 4 KB as Web Push JSON), else 422. Watch progress at GET /v1/campaigns/{id}.";
+
+export const sendSchema = {
+  tags,
+  operationId: "sendToAll",
+  summary: "Send to all devices of an app",
+  description: common,
+  headers: idempotencyHeaders,
+  body: sendBody,
+  response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
+};
+
+export const sendToUsersSchema = {
+  tags,
+  operationId: "sendToUsers",
+  summary: "Send to users by external id",
+  description: `${common} Targets the devices registered with one of the given external ids.`,
+  headers: idempotencyHeaders,
+  body: sendToUsersBody,
+  response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
+};
+
+export const sendToSegmentSchema = {
+  tags,
+  operationId: "sendToSegment",
+  summary: "Send to a segment",
+  description: `${common} Targets the devices matching the segment's rule when delivery starts.`,
+  headers: idempotencyHeaders,
+  body: sendToSegmentBody,
+  response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
+};
