@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureInfra } from "./infra.mjs";
 import { loadDevEnv } from "./dev-env.mjs";
-import { PROCESSES } from "./processes.mjs";
+import { DEFAULT_PORTS, heraldProcesses } from "./processes.mjs";
 import { caBundle, ensureSimulatorCa } from "./trust.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -76,6 +76,9 @@ async function main() {
     ...secrets,
     DATABASE_URL: databaseUrl,
     HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
+    // The simulator plays Apple and Google unless the user points Herald elsewhere.
+    APNS_URL: process.env.APNS_URL ?? `https://127.0.0.1:${DEFAULT_PORTS.providerSim}`,
+    FCM_URL: process.env.FCM_URL ?? `https://127.0.0.1:${DEFAULT_PORTS.providerSim}`,
     NODE_EXTRA_CA_CERTS: caBundle(root, ensureSimulatorCa(root)),
   };
 
@@ -93,10 +96,11 @@ async function main() {
   process.on("SIGINT", () => stopAll(0));
   process.on("SIGTERM", () => stopAll(0));
 
-  const width = Math.max(...PROCESSES.map((p) => p.name.length));
-  for (const proc of PROCESSES) {
+  const processes = heraldProcesses();
+  const width = Math.max(...processes.map((p) => p.name.length));
+  const launch = (proc) => {
     const child = spawn(process.execPath, ["--import", "tsx", proc.entry], {
-      env: { ...env, PORT: String(proc.port) },
+      env: { ...env, ...proc.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const label = `[${proc.name.padEnd(width)}]`;
@@ -108,17 +112,21 @@ async function main() {
       stopAll(1);
     });
     children.push(child);
-    await waitHealthy(proc);
+    return proc;
+  };
+  for (const stage of [...new Set(processes.map((p) => p.stage))].sort()) {
+    await Promise.all(processes.filter((p) => p.stage === stage).map(launch).map((p) => waitHealthy(p)));
   }
 
-  const gateway = PROCESSES.find((p) => p.name === "gateway");
-  const base = `http://127.0.0.1:${gateway.port}`;
+  const base = `http://127.0.0.1:${DEFAULT_PORTS.gateway}`;
+  const sim = `https://127.0.0.1:${DEFAULT_PORTS.providerSim}`;
   console.log(`
 Herald is running.
   API        ${base}/v1
   Docs       ${base}/docs
   OpenAPI    ${base}/openapi.json
   Metrics    ${base}/metrics
+  Simulator  ${sim}   admin http://127.0.0.1:${DEFAULT_PORTS.providerSimAdmin}/admin
   API key    ${secrets.HERALD_BOOTSTRAP_API_KEY}   (org-scoped; kept in .herald/dev.env)
 
 Try:  curl -H "Authorization: Bearer ${secrets.HERALD_BOOTSTRAP_API_KEY}" ${base}/v1/apps

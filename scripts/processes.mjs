@@ -1,7 +1,40 @@
-// The processes that make up a running Herald, in start order: used by dev mode and by
-// the end-to-end tests, so both run exactly the same commands.
-export const PROCESSES = [
-  { name: "credential", entry: "services/credential/src/main.ts", port: 7003, health: 7103 },
-  { name: "device-registry", entry: "services/device-registry/src/main.ts", port: 7001, health: 7101 },
-  { name: "gateway", entry: "gateway/src/main.ts", port: 8080, health: 8080 },
-];
+// The processes that make up a running Herald, in start order, with the environment
+// that wires them together: used by dev mode and by the end-to-end tests, so both run
+// exactly the same commands. `ports` names each process's ports; DEFAULT_PORTS are
+// DESIGN.md §6's.
+export const DEFAULT_PORTS = {
+  providerSim: 4443,
+  providerSimAdmin: 4444,
+  credential: 7003,
+  credentialAdmin: 7103,
+  deviceRegistry: 7001,
+  deviceRegistryAdmin: 7101,
+  campaign: 7002,
+  campaignAdmin: 7102,
+  senderWebpush: 7013,
+  gateway: 8080,
+};
+
+/** Process definitions: { name, entry, env, health (port of /healthz), stage }. Same stage: started together. */
+export function heraldProcesses(ports = DEFAULT_PORTS) {
+  const rpc = (port) => `http://127.0.0.1:${port}`;
+  return [
+    { name: "provider-sim", entry: "services/provider-sim/src/main.ts", stage: 0, health: ports.providerSimAdmin,
+      env: { PORT: ports.providerSim, ADMIN_PORT: ports.providerSimAdmin } },
+    { name: "credential", entry: "services/credential/src/main.ts", stage: 0, health: ports.credentialAdmin,
+      env: { PORT: ports.credential, ADMIN_PORT: ports.credentialAdmin } },
+    { name: "device-registry", entry: "services/device-registry/src/main.ts", stage: 0, health: ports.deviceRegistryAdmin,
+      env: { PORT: ports.deviceRegistry, ADMIN_PORT: ports.deviceRegistryAdmin } },
+    { name: "campaign", entry: "services/campaign/src/main.ts", stage: 1, health: ports.campaignAdmin,
+      env: { PORT: ports.campaign, ADMIN_PORT: ports.campaignAdmin, DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry) } },
+    { name: "sender-webpush", entry: "services/sender-webpush/src/main.ts", stage: 1, health: ports.senderWebpush,
+      env: { ADMIN_PORT: ports.senderWebpush, CREDENTIAL_URL: rpc(ports.credential) } },
+    { name: "gateway", entry: "gateway/src/main.ts", stage: 2, health: ports.gateway,
+      env: {
+        PORT: ports.gateway,
+        CREDENTIAL_URL: rpc(ports.credential),
+        DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry),
+        CAMPAIGN_URL: rpc(ports.campaign),
+      } },
+  ].map((p) => ({ ...p, env: Object.fromEntries(Object.entries(p.env).map(([k, v]) => [k, String(v)])) }));
+}

@@ -1,27 +1,39 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
 import { uniqueName } from "./unique.js";
 import type { InfraUrls } from "./infra-urls.js";
+import { DEFAULT_PORTS, heraldProcesses, type HeraldPorts, type HeraldProcess } from "../../scripts/processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
 export interface StackProcess {
   name: string;
   child: ChildProcess;
-  port: number;
-  adminPort: number;
-  /** Everything the process wrote to stdout and stderr. */
+  /** Port of its /healthz. */
+  health: number;
+  env: NodeJS.ProcessEnv;
+  entry: string;
+  /** Everything the process wrote to stdout and stderr, across restarts. */
   output: string[];
 }
 
 export interface Stack {
   gatewayUrls: string[];
+  /** Admin API of the provider simulator. */
+  simAdminUrl: string;
   apiKey: string;
-  masterKey: string;
+  /** The stack's Postgres schema of each service, e.g. schemas["device-registry"]. */
+  schemas: Record<string, string>;
   processes: StackProcess[];
+  process(name: string): StackProcess;
+  /** SIGKILL: no shutdown hooks, in-flight work is simply gone. */
+  kill(name: string): Promise<void>;
+  /** Starts a stopped or killed process again with the same environment. */
+  restart(name: string): Promise<void>;
   /** All output of all processes so far, for leak checks. */
   logs(): string;
   stop(): Promise<void>;
@@ -44,93 +56,125 @@ async function waitHealthy(proc: StackProcess, seconds = 60): Promise<void> {
     if (proc.child.exitCode !== null) {
       throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.output.join("").slice(-3000)}`);
     }
-    const ok = await fetch(`http://127.0.0.1:${proc.adminPort}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${proc.health}/healthz`).then((r) => r.ok, () => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`${proc.name} not healthy after ${seconds}s:\n${proc.output.join("").slice(-3000)}`);
 }
 
-function launch(name: string, entry: string, env: NodeJS.ProcessEnv, port: number, adminPort: number): StackProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+function spawnProcess(proc: Omit<StackProcess, "child">): StackProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", proc.entry], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), ADMIN_PORT: String(adminPort) },
+    env: { ...process.env, ...proc.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const proc: StackProcess = { name, child, port, adminPort, output: [] };
+  const running: StackProcess = { ...proc, child };
   child.stdout!.setEncoding("utf8").on("data", (d: string) => proc.output.push(d));
   child.stderr!.setEncoding("utf8").on("data", (d: string) => proc.output.push(d));
-  return proc;
+  return running;
 }
 
-async function stopProcess(proc: StackProcess): Promise<void> {
+async function stopProcess(proc: StackProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  proc.child.kill("SIGTERM");
-  const timer = setTimeout(() => proc.child.kill("SIGKILL"), 10_000);
-  await once(proc.child, "exit");
+  const exited = once(proc.child, "exit");
+  proc.child.kill(signal);
+  const timer = setTimeout(() => proc.child.kill("SIGKILL"), 15_000);
+  await exited;
   clearTimeout(timer);
 }
 
+export interface StackOptions {
+  /** Gateway replicas sharing one Redis. */
+  gateways?: number;
+  /** Extra environment for every process. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra environment per process name. */
+  envFor?: Record<string, NodeJS.ProcessEnv>;
+}
+
 /**
- * Starts the real Herald processes (the same entry points as `npm run dev`) on free
- * ports, each service in its own fresh schema, under one NATS namespace and Redis key
- * prefix of this stack's own.
+ * Starts the real Herald processes (the same definitions as `npm run dev`) on free
+ * ports, each service in a fresh schema, under one NATS namespace and Redis key prefix
+ * of this stack's own. The provider simulator's CA is trusted through the
+ * NODE_EXTRA_CA_CERTS the global setup put in the environment.
  */
-export async function startStack(infra: InfraUrls, opts: { gateways?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Stack> {
+export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Promise<Stack> {
   const id = uniqueName("e2e");
-  const apiKey = `hk_live_${Buffer.from(id).toString("hex").padEnd(40, "0").slice(0, 40)}`;
-  const masterKey = (await import("node:crypto")).randomBytes(32).toString("base64");
+  const apiKey = `hk_live_${randomBytes(30).toString("base64url").replace(/[-_]/g, "x").slice(0, 40)}`;
+  const portNames = Object.keys(DEFAULT_PORTS) as (keyof HeraldPorts)[];
+  const ports = Object.fromEntries(await Promise.all(portNames.map(async (n) => [n, await freePort()]))) as HeraldPorts;
   const common: NodeJS.ProcessEnv = {
     DATABASE_URL: infra.databaseUrl,
     NATS_URL: infra.natsUrl,
     NATS_NAMESPACE: id,
     REDIS_URL: infra.redisUrl,
     REDIS_KEY_PREFIX: `${id}:`,
-    HERALD_MASTER_KEY: masterKey,
+    HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
     HERALD_BOOTSTRAP_API_KEY: apiKey,
     HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
     LOG_LEVEL: "debug",
     ...opts.env,
   };
+  const schemas: Record<string, string> = {};
+  const services = heraldProcesses(ports).filter((def) => def.name !== "gateway");
+  const definitions = services.map((def): HeraldProcess & { env: NodeJS.ProcessEnv } => {
+    const schema = `${id}_${def.name.replace(/-/g, "_")}`;
+    schemas[def.name] = schema;
+    return { ...def, env: { ...common, DB_SCHEMA: schema, ...def.env, ...opts.envFor?.[def.name] } };
+  });
   const processes: StackProcess[] = [];
-  const [credPort, credAdmin, devPort, devAdmin] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const credential = launch("credential", "services/credential/src/main.ts",
-    { ...common, DB_SCHEMA: `${id}_cred` }, credPort, credAdmin);
-  const registry = launch("device-registry", "services/device-registry/src/main.ts",
-    { ...common, DB_SCHEMA: `${id}_dev` }, devPort, devAdmin);
-  processes.push(credential, registry);
   const stop = async () => {
-    await Promise.all(processes.map(stopProcess));
+    await Promise.all(processes.map((p) => stopProcess(p)));
     await dropSchemas(infra.databaseUrl, id);
   };
+  const gatewayDef = heraldProcesses(ports).find((p) => p.name === "gateway")!;
+  const gatewayUrls: string[] = [];
+  const gatewayDefs: typeof definitions = [];
+  for (let i = 0; i < (opts.gateways ?? 1); i++) {
+    const port = i === 0 ? ports.gateway : await freePort();
+    gatewayUrls.push(`http://127.0.0.1:${port}`);
+    gatewayDefs.push({
+      ...gatewayDef,
+      name: i === 0 ? "gateway" : `gateway-${i}`,
+      health: port,
+      env: { ...common, ...gatewayDef.env, PORT: String(port), ...opts.envFor?.gateway },
+    });
+  }
   try {
-    await Promise.all([waitHealthy(credential), waitHealthy(registry)]);
-    const gatewayUrls: string[] = [];
-    const gateways: StackProcess[] = [];
-    for (let i = 0; i < (opts.gateways ?? 1); i++) {
-      const port = await freePort();
-      const gw = launch(`gateway-${i}`, "gateway/src/main.ts", {
-        ...common,
-        CREDENTIAL_URL: `http://127.0.0.1:${credPort}`,
-        DEVICE_REGISTRY_URL: `http://127.0.0.1:${devPort}`,
-      }, port, port);
-      processes.push(gw);
-      gateways.push(gw);
-      gatewayUrls.push(`http://127.0.0.1:${port}`);
+    const all = [...definitions, ...gatewayDefs];
+    for (const stage of [...new Set(all.map((d) => d.stage))].sort()) {
+      const started = all.filter((d) => d.stage === stage).map((d) => spawnProcess({ ...d, output: [] }));
+      processes.push(...started);
+      await Promise.all(started.map((p) => waitHealthy(p)));
     }
-    await Promise.all(gateways.map((g) => waitHealthy(g)));
-    return {
-      gatewayUrls,
-      apiKey,
-      masterKey,
-      processes,
-      logs: () => processes.map((p) => p.output.join("")).join("\n"),
-      stop,
-    };
   } catch (err) {
     await stop();
     throw err;
   }
+  const find = (name: string) => {
+    const p = processes.find((x) => x.name === name);
+    if (!p) throw new Error(`no process ${name}`);
+    return p;
+  };
+  return {
+    gatewayUrls,
+    simAdminUrl: `http://127.0.0.1:${ports.providerSimAdmin}`,
+    apiKey,
+    schemas,
+    processes,
+    process: find,
+    kill: (name) => stopProcess(find(name), "SIGKILL"),
+    restart: async (name) => {
+      const old = find(name);
+      await stopProcess(old);
+      const fresh = spawnProcess({ ...old, output: old.output });
+      processes[processes.indexOf(old)] = fresh;
+      await waitHealthy(fresh);
+    },
+    logs: () => processes.map((p) => p.output.join("")).join("\n"),
+    stop,
+  };
 }
 
 async function dropSchemas(databaseUrl: string, id: string): Promise<void> {

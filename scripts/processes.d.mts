@@ -1,0 +1,14 @@
+export interface HeraldProcess {
+  name: string;
+  entry: string;
+  stage: number;
+  health: number;
+  env: Record<string, string>;
+}
+export type HeraldPorts = Record<
+  | "providerSim" | "providerSimAdmin" | "credential" | "credentialAdmin" | "deviceRegistry" | "deviceRegistryAdmin"
+  | "campaign" | "campaignAdmin" | "senderWebpush" | "gateway",
+  number
+>;
+export declare const DEFAULT_PORTS: HeraldPorts;
+export declare function heraldProcesses(ports?: HeraldPorts): HeraldProcess[];

@@ -1,0 +1,121 @@
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { inject } from "vitest";
+import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
+import { bulkKey, expectConsistentStats, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { restClient, startStack, type Stack } from "../support/stack.js";
+
+// kill -9 in the middle of a 20,000-device campaign: of the web push sender, then of
+// the campaign service during fan-out. Nothing accepted may be lost; every device ends
+// with exactly one outcome.
+const N = 20_000;
+const BATCH = 100;
+
+let stack: Stack;
+let api: Rest;
+let sim: SimAdminClient;
+let appId: string;
+let subs: CreatedSubscription[];
+
+/** Test data goes straight into the registry's table: 20,000 REST calls would only measure the test. */
+async function seedDevices(schema: string, appId: string, tokens: string[]): Promise<void> {
+  const client = new pg.Client({ connectionString: inject("infra").databaseUrl });
+  await client.connect();
+  try {
+    for (let i = 0; i < tokens.length; i += 5000) {
+      const chunk = tokens.slice(i, i + 5000);
+      await client.query(
+        `INSERT INTO "${schema}".devices (app_id, push_token, token_hash, platform, language)
+         SELECT $1, t, h, 'web', 'en' FROM unnest($2::text[], $3::bytea[]) AS x(t, h)`,
+        [appId, chunk, chunk.map((t) => createHash("sha256").update(t).digest())],
+      );
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  stack = await startStack(inject("infra"), {
+    env: { LOG_LEVEL: "info" },
+    envFor: {
+      // One batch in flight, so "at most one in-flight batch" is a sharp bound; a short
+      // ack wait so the killed sender's batch comes back quickly.
+      "sender-webpush": { SENDER_CONCURRENT_BATCHES: "1", SENDER_MAX_IN_FLIGHT: "64", SENDER_ACK_WAIT_MS: "5000" },
+      campaign: { FANOUT_BATCH_SIZE: String(BATCH), FANOUT_LEASE_MS: "3000", FANOUT_PAGE_SIZE: "100" },
+    },
+  });
+  sim = new SimAdminClient(stack.simAdminUrl);
+  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
+  const app = await boot("POST", "/v1/apps", { name: "Big", platform: "web", bundle_id: "com.example.big" });
+  appId = app.body.id;
+  api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
+  const config = await api("POST", `/v1/apps/${appId}/platform-config`, { platform: "web", vapid_subject: "mailto:ops@example.com" });
+  expect(config.status).toBe(200);
+  subs = await sim.createWebPushSubscriptions(config.body.vapid_public_key, N);
+  await seedDevices(stack.schemas["device-registry"]!, appId, subs.map((s) => JSON.stringify(s.subscription)));
+}, 300_000);
+
+afterAll(async () => {
+  await sim?.clearFaults("webpush").catch(() => undefined);
+  await stack?.stop();
+});
+
+async function deliveriesPerSubscription(): Promise<Map<string, number>> {
+  const counts = await sim.deliveryCount("webpush");
+  return new Map(Object.entries(counts.by_target));
+}
+
+it("survives kill -9 of the web push sender mid-campaign", async () => {
+  await sim.clearDeliveries();
+  await sim.setFaults("webpush", { latency_ms: 5 });
+  const res = await api("POST", "/v1/push/send", { app_id: appId, name: "big one", contents: { en: { title: "Hi", body: "all" } } });
+  expect(res.status, res.text).toBe(201);
+  await waitUntil("a quarter delivered", async () => (await sim.deliveryCount("webpush")).total >= N / 4);
+  await stack.kill("sender-webpush");
+  const atKill = (await sim.deliveryCount("webpush")).total;
+  await sim.clearFaults("webpush");
+  await stack.restart("sender-webpush");
+
+  const done = await waitForCampaign(api, res.body.id, ["completed"], 240_000);
+  expect(done.audience_size).toBe(N);
+  expect(done.stats).toMatchObject({ sent: N, delivered: N, failed: 0, bounced: 0, throttled: 0 });
+  expectConsistentStats(done);
+
+  const perSub = await deliveriesPerSubscription();
+  const missing = subs.filter((s) => !perSub.get(s.id)).length;
+  const duplicates = [...perSub.values()].filter((n) => n > 1).length;
+  console.log(`sender kill -9 after ${atKill} deliveries: ${duplicates} devices got a duplicate (bound: one batch = ${BATCH})`);
+  expect(missing).toBe(0);
+  expect(duplicates).toBeLessThanOrEqual(BATCH);
+}, 300_000);
+
+it("survives kill -9 of the campaign service mid-fan-out", async () => {
+  await sim.clearDeliveries();
+  // Small batches and pages make the fan-out of 20,000 devices last long enough to be cut.
+  const res = await api("POST", "/v1/push/send", { app_id: appId, name: "fan-out crash", contents: { en: { title: "Hi", body: "again" } } });
+  expect(res.status, res.text).toBe(201);
+  await waitUntil("fan-out started", async () => (await api("GET", `/v1/campaigns/${res.body.id}`)).body.status === "sending", 30_000);
+  await stack.kill("campaign");
+  await new Promise((r) => setTimeout(r, 500));
+  await stack.restart("campaign");
+
+  const done = await waitForCampaign(api, res.body.id, ["completed"], 240_000);
+  expect(done.audience_size).toBe(N);
+  expect(done.stats).toMatchObject({ sent: N, delivered: N });
+  expectConsistentStats(done);
+  const perSub = await deliveriesPerSubscription();
+  expect(subs.filter((s) => !perSub.get(s.id)).length).toBe(0);
+  const duplicates = [...perSub.values()].filter((n) => n > 1).length;
+  console.log(`campaign kill -9 mid-fan-out: ${duplicates} devices got a duplicate`);
+  expect(duplicates).toBe(0);
+}, 300_000);

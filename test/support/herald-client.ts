@@ -1,0 +1,46 @@
+import { expect } from "vitest";
+import { restClient } from "./stack.js";
+
+export type Rest = ReturnType<typeof restClient>;
+
+/** Runs fn over items with at most `concurrency` in flight. */
+export async function mapLimit<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** An org key without the default 1,000/min limit, for tests that make many calls. */
+export async function bulkKey(api: Rest, appId: string): Promise<string> {
+  const res = await api("POST", `/v1/apps/${appId}/api-keys`, { name: "bulk", scope: "org", rate_limit_per_minute: 1_000_000 });
+  expect(res.status, res.text).toBe(201);
+  return res.body.secret as string;
+}
+
+/** Polls a campaign until it reaches one of `statuses`. */
+export async function waitForCampaign(api: Rest, id: string, statuses = ["completed"], timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: any;
+  while (Date.now() < deadline) {
+    last = (await api("GET", `/v1/campaigns/${id}`)).body;
+    if (statuses.includes(last?.status)) return last;
+    if (last?.status === "failed") throw new Error(`campaign failed: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`campaign ${id} still ${last?.status} after ${timeoutMs} ms: ${JSON.stringify(last?.stats)}`);
+}
+
+/** Checks DESIGN.md §3's stats invariants of a completed campaign. */
+export function expectConsistentStats(campaign: any) {
+  const s = campaign.stats;
+  expect(s.sent).toBe(campaign.audience_size);
+  expect(s.delivered + s.failed + s.bounced + s.throttled).toBe(s.sent);
+}
