@@ -1,6 +1,7 @@
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
 import type { DeliveryBatch, DeliveryTarget, RenderedPayload } from "@herald/proto/delivery";
 import type { PlatformSubject } from "@herald/runtime";
+import type { Registry } from "prom-client";
 
 /** What one attempt to hand one device's message to a provider came to. */
 export type SendResult =
@@ -30,6 +31,8 @@ export interface Provider<C> {
   prepareCredentials(response: GetSendCredentialsResponse): C | Promise<C>;
   send(target: DeliveryTarget, ctx: SendContext<C>): Promise<SendResult>;
   close(): Promise<void>;
+  /** Adds the provider's own metrics (connections, tokens, …) to the sender's registry. */
+  registerMetrics?(registry: Registry): void;
 }
 
 /** Credentials that exist but cannot be used: every message of the batch fails with this reason. */

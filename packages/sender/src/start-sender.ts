@@ -30,6 +30,7 @@ export async function startSender<C>(config: SenderConfig, provider: Provider<C>
   const { log } = deps;
   const registry = createMetricsRegistry(`sender-${provider.platform}`);
   const metrics = senderMetrics(registry, provider.platform);
+  provider.registerMetrics?.(registry);
   const credentialRpc = createRpcClient(CredentialService, config.credentialUrl);
   const platform = platformFromSubject(provider.platform);
   const credentials = new CredentialsCache<C>(

@@ -22,6 +22,36 @@ describe("configSpec", () => {
     });
   });
 
+  it("reads the APNs and FCM settings, with Apple's and Google's values as defaults", () => {
+    expect(readEnv(configSpec, {})).toMatchObject({
+      apnsMaxStreams: 500,
+      apnsMinTokenIntervalMs: 1_200_000,
+      apnsStrictTokens: false,
+      fcmTokenTtlS: 3599,
+      fcmStrictTokens: false,
+    });
+    expect(
+      readEnv(configSpec, {
+        SIM_APNS_MAX_STREAMS: "50",
+        SIM_APNS_MIN_TOKEN_INTERVAL_MS: "100",
+        SIM_APNS_STRICT_TOKENS: "1",
+        SIM_APNS_DEVICE_BURST: "3",
+        SIM_APNS_DEVICE_RATE_PER_S: "0",
+        SIM_FCM_TOKEN_TTL_S: "2",
+        SIM_FCM_STRICT_TOKENS: "true",
+      }),
+    ).toMatchObject({
+      apnsMaxStreams: 50,
+      apnsMinTokenIntervalMs: 100,
+      apnsStrictTokens: true,
+      apnsDeviceBurst: 3,
+      apnsDeviceRatePerS: 0,
+      fcmTokenTtlS: 2,
+      fcmStrictTokens: true,
+    });
+    expect(() => readEnv(configSpec, { SIM_APNS_MAX_STREAMS: "0" })).toThrow(/SIM_APNS_MAX_STREAMS/);
+  });
+
   it("refuses a public URL that is not an https origin, naming every bad variable", () => {
     expect(() => readEnv(configSpec, { SIM_PUBLIC_URL: "https://sim/push", SIM_SEED: "x" })).toThrow(ConfigError);
     expect(() => readEnv(configSpec, { SIM_PUBLIC_URL: "http://sim" })).toThrow(/SIM_PUBLIC_URL/);

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { int, logLevel, port, str, type EnvVar } from "@herald/runtime";
+import { bool, int, logLevel, port, str, type EnvVar } from "@herald/runtime";
 
 /** `<repo>/.herald/sim-ca`: the same place for dev mode, `npm test` and every process that trusts it. */
 export const DEFAULT_CERT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../.herald/sim-ca");
@@ -49,6 +49,20 @@ export const configSpec = {
   seed,
   /** Deliveries kept for queries; counts stay exact beyond it. */
   maxRecorded: int("SIM_MAX_RECORDED", 200_000, 1, 10_000_000),
+  /** SETTINGS_MAX_CONCURRENT_STREAMS once a connection may have more than one stream (APNs advertises 500). */
+  apnsMaxStreams: int("SIM_APNS_MAX_STREAMS", 500, 1, 100_000),
+  /** A connection may change its provider token at most once per this interval (Apple: 20 minutes). */
+  apnsMinTokenIntervalMs: int("SIM_APNS_MIN_TOKEN_INTERVAL_MS", 20 * 60_000, 0, 24 * 3_600_000),
+  /** Refuse well-formed device tokens the simulator never issued (BadDeviceToken) instead of accepting them. */
+  apnsStrictTokens: bool("SIM_APNS_STRICT_TOKENS", false),
+  /** Per-device token bucket behind 429 TooManyRequests: this many pushes at once… */
+  apnsDeviceBurst: int("SIM_APNS_DEVICE_BURST", 100, 1, 1_000_000),
+  /** …refilled at this many per second (0: never refilled). */
+  apnsDeviceRatePerS: int("SIM_APNS_DEVICE_RATE_PER_S", 10, 0, 1_000_000),
+  /** `expires_in` of issued OAuth access tokens (Google answers 3599). */
+  fcmTokenTtlS: int("SIM_FCM_TOKEN_TTL_S", 3599, 1, 86_400),
+  /** Refuse registration tokens the simulator never issued (INVALID_ARGUMENT) instead of accepting them. */
+  fcmStrictTokens: bool("SIM_FCM_STRICT_TOKENS", false),
 };
 
 export type Config = { [K in keyof typeof configSpec]: (typeof configSpec)[K] extends EnvVar<infer V> ? V : never };

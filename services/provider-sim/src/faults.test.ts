@@ -5,7 +5,7 @@ const kinds = (faults: Faults, n: number) => Array.from({ length: n }, () => fau
 
 describe("Faults", () => {
   it("makes no decision without a config", () => {
-    expect(new Faults(1).decide("webpush")).toEqual({ latencyMs: 0, action: { kind: "none" } });
+    expect(new Faults(1).decide("webpush")).toEqual({ latencyMs: 0, action: { kind: "none" }, goaway: false });
   });
 
   it("repeats the same decisions for the same seed", () => {
@@ -41,7 +41,29 @@ describe("Faults", () => {
     f.set("webpush", { error_rate: 1, error_status: 503, throttle_rate: 1 });
     expect(f.decide("webpush").action).toEqual({ kind: "error", status: 503 });
     f.set("webpush", { throttle_rate: 1, retry_after_s: 7, latency_ms: 25 });
-    expect(f.decide("webpush")).toEqual({ latencyMs: 25, action: { kind: "throttle", retryAfterS: 7 } });
+    expect(f.decide("webpush")).toEqual({ latencyMs: 25, action: { kind: "throttle", retryAfterS: 7 }, goaway: false });
+  });
+
+  it("draws GOAWAY only when goaway_rate is set, leaving other configurations' decisions unchanged", () => {
+    const plain = new Faults(5);
+    const withGoaway = new Faults(5);
+    plain.set("apns", { error_rate: 0.5 });
+    withGoaway.set("apns", { error_rate: 0.5, goaway_rate: 0 });
+    const decisions = (f: Faults) => Array.from({ length: 50 }, () => f.decide("apns"));
+    expect(decisions(withGoaway)).toEqual(decisions(plain));
+    const f = new Faults(5);
+    f.set("apns", { goaway_rate: 0.5 });
+    const goaways = Array.from({ length: 1_000 }, () => f.decide("apns").goaway).filter(Boolean).length;
+    expect(goaways).toBeGreaterThan(400);
+    expect(goaways).toBeLessThan(600);
+  });
+
+  it("answers every request with a shutdown, then GOAWAY, while shutdown is set", () => {
+    const f = new Faults(1);
+    f.set("apns", { shutdown: true, error_rate: 1 });
+    expect(f.decide("apns")).toEqual({ latencyMs: 0, action: { kind: "shutdown" }, goaway: true });
+    f.set("apns", { shutdown: false });
+    expect(f.decide("apns").action).toEqual({ kind: "none" });
   });
 
   it("applies `remaining` to exactly that many requests, then switches off", () => {
@@ -54,13 +76,13 @@ describe("Faults", () => {
 
 describe("parseFaultInput", () => {
   it("accepts the documented fields", () => {
-    const input = { error_rate: 0.5, error_status: 503, throttle_rate: 0, retry_after_s: 2, latency_ms: 10, drop_rate: 1, remaining: 3, seed: 5 };
+    const input = { error_rate: 0.5, error_status: 503, throttle_rate: 0, retry_after_s: 2, latency_ms: 10, drop_rate: 1, goaway_rate: 0.1, shutdown: true, remaining: 3, seed: 5 };
     expect(parseFaultInput(input)).toEqual(input);
   });
 
   it("refuses out-of-range values and unknown fields", () => {
     for (const bad of [null, [], "x", { error_rate: 1.5 }, { drop_rate: -0.1 }, { error_rate: "1" }, { error_status: 200 },
-      { latency_ms: 1.5 }, { remaining: 0 }, { errror_rate: 1 }]) {
+      { latency_ms: 1.5 }, { remaining: 0 }, { errror_rate: 1 }, { goaway_rate: 2 }, { shutdown: 1 }]) {
       expect(() => parseFaultInput(bad), JSON.stringify(bad)).toThrow();
     }
   });

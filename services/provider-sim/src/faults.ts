@@ -17,6 +17,10 @@ export interface FaultConfig {
   latency_ms: number;
   /** Share of requests whose connection (HTTP/1.1) or stream (HTTP/2) is cut without an answer. */
   drop_rate: number;
+  /** Share of answered HTTP/2 requests after which the connection gets GOAWAY (HTTP/1.1: `Connection: close`). */
+  goaway_rate: number;
+  /** Every request is answered 503 (APNs: `Shutdown`), then the connection gets GOAWAY. */
+  shutdown: boolean;
   /** Apply to the next N requests only, then switch off; absent: until cleared. */
   remaining?: number;
 }
@@ -28,18 +32,21 @@ export type FaultAction =
   | { kind: "none" }
   | { kind: "drop" }
   | { kind: "error"; status: number }
-  | { kind: "throttle"; retryAfterS: number };
+  | { kind: "throttle"; retryAfterS: number }
+  | { kind: "shutdown" };
 
 /** The faults that are answered (not dropped): each provider words them its own way. */
-export type AnsweredFault = Extract<FaultAction, { kind: "error" | "throttle" }>;
+export type AnsweredFault = Extract<FaultAction, { kind: "error" | "throttle" | "shutdown" }>;
 
 export interface FaultDecision {
   latencyMs: number;
   action: FaultAction;
+  /** Send GOAWAY once the request is answered. */
+  goaway: boolean;
 }
 
-const RATE_FIELDS = ["error_rate", "throttle_rate", "drop_rate"] as const;
-const KNOWN_FIELDS = new Set<string>([...RATE_FIELDS, "error_status", "retry_after_s", "latency_ms", "remaining", "seed"]);
+const RATE_FIELDS = ["error_rate", "throttle_rate", "drop_rate", "goaway_rate"] as const;
+const KNOWN_FIELDS = new Set<string>([...RATE_FIELDS, "shutdown", "error_status", "retry_after_s", "latency_ms", "remaining", "seed"]);
 
 /** Validates an admin request body; unknown fields are refused so a typo never silently does nothing. */
 export function parseFaultInput(body: unknown): FaultInput {
@@ -53,7 +60,11 @@ export function parseFaultInput(body: unknown): FaultInput {
     if (typeof v !== "number" || !(v >= 0 && v <= 1)) throw new InputError(`${field} must be a number from 0 to 1`);
     out[field] = v;
   }
-  const ints: [keyof FaultInput, number, number][] = [
+  if (input.shutdown !== undefined) {
+    if (typeof input.shutdown !== "boolean") throw new InputError("shutdown must be true or false");
+    out.shutdown = input.shutdown;
+  }
+  const ints: [Exclude<keyof FaultInput, (typeof RATE_FIELDS)[number] | "shutdown">, number, number][] = [
     ["error_status", 400, 599],
     ["retry_after_s", 0, 86_400],
     ["latency_ms", 0, 120_000],
@@ -86,6 +97,8 @@ export class Faults {
       retry_after_s: 1,
       latency_ms: 0,
       drop_rate: 0,
+      goaway_rate: 0,
+      shutdown: false,
       ...fields,
     };
     this.configs.set(platform, config);
@@ -103,11 +116,13 @@ export class Faults {
 
   /**
    * The fault for one request. Three draws every time (drop, error, throttle, in that
-   * order of precedence), so one request's outcome never shifts the stream for the next.
+   * order of precedence), so one request's outcome never shifts the stream for the next;
+   * a fourth for GOAWAY only when `goaway_rate` is set, so configurations without it
+   * fault exactly the requests they did before it existed. `shutdown` overrides all.
    */
   decide(platform: Platform): FaultDecision {
     const config = this.configs.get(platform);
-    if (!config) return { latencyMs: 0, action: { kind: "none" } };
+    if (!config) return { latencyMs: 0, action: { kind: "none" }, goaway: false };
     if (config.remaining !== undefined) {
       config.remaining -= 1;
       if (config.remaining <= 0) this.configs.delete(platform);
@@ -116,6 +131,8 @@ export class Faults {
     const drop = next() < config.drop_rate;
     const error = next() < config.error_rate;
     const throttle = next() < config.throttle_rate;
+    const goaway = config.goaway_rate > 0 && next() < config.goaway_rate;
+    if (config.shutdown) return { latencyMs: config.latency_ms, action: { kind: "shutdown" }, goaway: true };
     const action: FaultAction = drop
       ? { kind: "drop" }
       : error
@@ -123,7 +140,7 @@ export class Faults {
         : throttle
           ? { kind: "throttle", retryAfterS: config.retry_after_s }
           : { kind: "none" };
-    return { latencyMs: config.latency_ms, action };
+    return { latencyMs: config.latency_ms, action, goaway };
   }
 
   private prng(platform: Platform): () => number {

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
+import type { Connection } from "./connections.js";
 import type { AnsweredFault } from "./faults.js";
 
-/** The providers the simulator plays; "apns" and "fcm" join "webpush" as they are built. */
-export const PLATFORMS = ["webpush"] as const;
+/** The providers the simulator plays. */
+export const PLATFORMS = ["webpush", "apns", "fcm"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 export function isPlatform(s: string): s is Platform {
@@ -14,12 +15,18 @@ export function isPlatform(s: string): s is Platform {
 export type ProviderRequest = Http2ServerRequest | IncomingMessage;
 export type ProviderResponse = Http2ServerResponse | ServerResponse;
 
-/** One simulated provider on the TLS port. */
+/** One simulated provider endpoint on the TLS port. */
 export interface ProviderHandler {
-  platform: Platform;
+  /**
+   * The platform whose faults, stream rules and request stats apply. Null for a helper
+   * endpoint that is not itself a push provider (the FCM OAuth token endpoint): it is
+   * never faulted and counts only in the totals.
+   */
+  platform: Platform | null;
   /** Whether a request path belongs to this provider (e.g. `/wp/…`). */
   owns(pathname: string): boolean;
-  handle(req: ProviderRequest, res: ProviderResponse, url: URL): Promise<void>;
-  /** Answers an injected error or throttle the way this provider words its errors. */
-  refuseWithFault(res: ProviderResponse, fault: AnsweredFault): void;
+  /** `conn` is the HTTP/2 connection; undefined for HTTP/1.1. */
+  handle(req: ProviderRequest, res: ProviderResponse, url: URL, conn: Connection | undefined): Promise<void>;
+  /** Answers an injected error, throttle or shutdown the way this provider words its errors. */
+  refuseWithFault(req: ProviderRequest, res: ProviderResponse, fault: AnsweredFault): void;
 }

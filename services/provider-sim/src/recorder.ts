@@ -25,8 +25,40 @@ export interface WebPushDelivery extends DeliveryBase {
   headers: { ttl: number; urgency: string | null; topic: string | null };
 }
 
-export type Delivery = WebPushDelivery;
-export type NewDelivery = Omit<Delivery, "seq" | "received_at">;
+export interface ApnsDelivery extends DeliveryBase {
+  platform: "apns";
+  /** The device token (64 lowercase hex digits); also `target`. */
+  device_token: string;
+  /** The `apns-id` answered: the request's, or one the simulator generated. */
+  apns_id: string;
+  topic: string;
+  /** `apns-push-type` as sent; null when the header was absent. */
+  push_type: string | null;
+  /** `apns-priority` in effect: 10 when the header was absent, as APNs defaults. */
+  priority: number;
+  /** `apns-expiration` (UNIX seconds); null when absent. */
+  expiration: number | null;
+  collapse_id: string | null;
+  /** The request body, the JSON text as sent. */
+  payload: string;
+}
+
+export interface FcmDelivery extends DeliveryBase {
+  platform: "fcm";
+  project: string;
+  /** `projects/<project>/messages/<id>`, as answered. */
+  name: string;
+  /** The `message` object as sent (snake_case or camelCase, as the sender wrote it). */
+  message: Record<string, unknown>;
+  /** The same message as JSON text, so every platform's delivery has a `payload`. */
+  payload: string;
+}
+
+export type Delivery = WebPushDelivery | ApnsDelivery | FcmDelivery;
+export type DeliveryOf<P extends Platform> = Extract<Delivery, { platform: P }>;
+/** What a provider hands the recorder; `Omit` distributed over the union so each member keeps its fields. */
+export type NewDelivery = WithoutArrival<Delivery>;
+type WithoutArrival<T> = T extends unknown ? Omit<T, "seq" | "received_at"> : never;
 
 export interface DeliveryQuery {
   platform?: Platform;

@@ -5,9 +5,12 @@ import { startAdminApi } from "./admin-api.js";
 import { sharedAdminRoutes } from "./admin-routes.js";
 import { ensureCertificates } from "./ca.js";
 import type { Config } from "./config.js";
+import { ConnectionRegistry, type Connection } from "./connections.js";
+import { setUpApns } from "./apns/setup.js";
+import { setUpFcm } from "./fcm/setup.js";
 import { Faults } from "./faults.js";
 import { sendJson } from "./http-util.js";
-import type { ProviderHandler, ProviderRequest, ProviderResponse } from "./platform.js";
+import type { Platform, ProviderHandler, ProviderRequest, ProviderResponse } from "./platform.js";
 import { Recorder } from "./recorder.js";
 import { Stats } from "./stats.js";
 import { startTlsServer } from "./tls.js";
@@ -32,9 +35,10 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Prov
   const recorder = new Recorder(config.maxRecorded);
   const faults = new Faults(seed);
   const stats = new Stats();
+  const connections = new ConnectionRegistry(config.apnsMaxStreams);
   let providers: ProviderHandler[] = [];
 
-  const serve = async (req: ProviderRequest, res: ProviderResponse): Promise<void> => {
+  const serve = async (req: ProviderRequest, res: ProviderResponse, conn: Connection | undefined): Promise<void> => {
     const url = new URL(req.url ?? "/", "https://provider-sim");
     const provider = providers.find((p) => p.owns(url.pathname));
     if (!provider) {
@@ -42,23 +46,38 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Prov
       stats.count(undefined, 404);
       return;
     }
-    const { latencyMs, action } = faults.decide(provider.platform);
+    const platform = provider.platform;
+    if (!platform) {
+      await provider.handle(req, res, url, conn);
+      stats.count(undefined, res.statusCode);
+      return;
+    }
+    if (conn && !admitStream(conn, platform, req as http2.Http2ServerRequest)) {
+      log.debug({ connection: conn.id, platform }, "stream over the acknowledged limit refused");
+      return;
+    }
+    const { latencyMs, action, goaway } = faults.decide(platform);
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs));
     if (action.kind === "drop") {
       drop(req);
-      stats.count(provider.platform, undefined);
+      stats.count(platform, undefined);
       return;
     }
-    if (action.kind === "none") await provider.handle(req, res, url);
-    else provider.refuseWithFault(res, action);
-    stats.count(provider.platform, res.statusCode);
+    if (goaway) {
+      if (conn) res.once("finish", () => conn.goAway("Shutdown"));
+      else res.setHeader("connection", "close");
+    }
+    if (action.kind === "none") await provider.handle(req, res, url, conn);
+    else provider.refuseWithFault(req, res, action);
+    stats.count(platform, res.statusCode);
   };
 
   const tls = await startTlsServer({
     port: config.port,
     certs,
-    handler: (req, res) =>
-      void serve(req, res).catch((err: unknown) => {
+    connections,
+    handler: (req, res, conn) =>
+      void serve(req, res, conn).catch((err: unknown) => {
         log.error({ err, path: req.url?.split("?")[0] }, "provider request failed");
         if (!res.headersSent) sendJson(res, 500, { reason: "InternalServerError" });
       }),
@@ -67,11 +86,13 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Prov
   // No request can arrive before this line: connections are handled on a later tick.
   const publicUrl = config.publicUrl ?? `https://127.0.0.1:${tls.port}`;
   const subscriptions = new SubscriptionStore(publicUrl);
-  providers = [new WebPushService(subscriptions, recorder, publicUrl, log)];
+  const apns = setUpApns(config, { recorder, connections, log });
+  const fcm = setUpFcm(config, { recorder, publicUrl, log });
+  providers = [new WebPushService(subscriptions, recorder, publicUrl, log), ...apns.handlers, ...fcm.handlers];
 
   const admin = await startAdminApi({
     port: config.adminPort,
-    routes: [...sharedAdminRoutes({ recorder, faults, stats }), ...webPushAdminRoutes(subscriptions)],
+    routes: [...sharedAdminRoutes({ recorder, faults, stats }), ...webPushAdminRoutes(subscriptions), ...apns.routes, ...fcm.routes],
     log,
   }).catch(async (err: unknown) => {
     await tls.close();
@@ -88,6 +109,22 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Prov
       await Promise.all([tls.close(), admin.close()]);
     },
   };
+}
+
+/**
+ * Holds a new HTTP/2 stream to its connection's limit. A stream over it was never
+ * processed, so it is reset with REFUSED_STREAM (safe to retry) and the connection gets
+ * GOAWAY, as APNs answers; otherwise FCM and Web Push streams lift the one-stream
+ * advertisement (only APNs keeps it until a valid provider token, and raises it itself).
+ */
+function admitStream(conn: Connection, platform: Platform, req: http2.Http2ServerRequest): boolean {
+  if (!conn.admit(platform, req.stream.id ?? 0)) {
+    req.stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+    conn.goAway("TooManyConcurrentStreams");
+    return false;
+  }
+  if (platform !== "apns") conn.raiseStreamLimit();
+  return true;
 }
 
 /** An injected drop: no status line, no headers; HTTP/2 resets the stream, HTTP/1.1 cuts the connection. */

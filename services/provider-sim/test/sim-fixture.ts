@@ -3,10 +3,10 @@ import https from "node:https";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createLogger } from "@herald/runtime";
+import { createLogger, readEnv } from "@herald/runtime";
 import { importJWK, SignJWT } from "jose";
 import { SimAdminClient } from "../src/admin-client.js";
-import type { Config } from "../src/config.js";
+import { configSpec, type Config } from "../src/config.js";
 import { start, type ProviderSim } from "../src/server.js";
 import type { SubscriptionJson } from "../src/webpush/subscriptions.js";
 
@@ -49,14 +49,12 @@ export interface SimFixture {
 export async function startSim(overrides: Partial<Config> = {}): Promise<SimFixture> {
   const certDir = await mkdtemp(path.join(tmpdir(), "herald-sim-"));
   const config: Config = {
+    ...readEnv(configSpec, {}),
     logLevel: "silent",
     port: 0,
     adminPort: 0,
     certDir,
-    certHosts: [],
-    publicUrl: undefined,
     seed: 1,
-    maxRecorded: 200_000,
     ...overrides,
   };
   const sim = await start(config, { log: createLogger("provider-sim", "silent") });

@@ -50,7 +50,7 @@ describe("delivery from the web-push library", () => {
     expect(res.headers.location).toMatch(/^\/msg\/[0-9a-f-]{36}$/);
     expect(res.headers.ttl).toBe("3600");
 
-    const { deliveries } = await f.admin.deliveries({ subscription_id: id });
+    const { deliveries } = await f.admin.deliveries({ platform: "webpush", subscription_id: id });
     expect(deliveries).toHaveLength(1);
     const d = deliveries[0] as WebPushDelivery;
     expect(d).toMatchObject({
@@ -72,7 +72,7 @@ describe("delivery from the web-push library", () => {
     const { headers, body } = validRequest(subscription, payload);
     expect(body).toHaveLength(4096);
     expect((await send(subscription, headers, body)).status).toBe(201);
-    const { deliveries } = await f.admin.deliveries({ subscription_id: id });
+    const { deliveries } = await f.admin.deliveries({ platform: "webpush", subscription_id: id });
     expect(deliveries[0]!.payload).toBe(payload);
   });
 
@@ -92,7 +92,7 @@ describe("delivery from the web-push library", () => {
     } finally {
       session.close();
     }
-    const { deliveries } = await f.admin.deliveries({ subscription_id: id });
+    const { deliveries } = await f.admin.deliveries({ platform: "webpush", subscription_id: id });
     expect(deliveries.map((d) => d.payload)).toEqual(["over h2"]);
   });
 });

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { ECDH } from "node:crypto";
-import { ok, refuse, type Checked } from "./refusal.js";
+import { ok, refuse, type Checked } from "../refusal.js";
 
 /** The part of http_ece (CommonJS, untyped) the simulator uses. */
 interface HttpEce {

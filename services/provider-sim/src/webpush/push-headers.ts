@@ -1,4 +1,4 @@
-import { ok, refuse, type Checked } from "./refusal.js";
+import { ok, refuse, type Checked } from "../refusal.js";
 
 /** RFC 8030 §5.2–5.4 request headers of a push message. */
 export interface PushHeaders {

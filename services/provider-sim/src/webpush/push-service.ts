@@ -7,7 +7,7 @@ import type { ProviderHandler, ProviderRequest, ProviderResponse } from "../plat
 import type { Recorder, WebPushDelivery } from "../recorder.js";
 import { decryptPushMessage } from "./decrypt.js";
 import { checkContentEncoding, checkPushHeaders } from "./push-headers.js";
-import { ok, refuse, type Checked } from "./refusal.js";
+import { ok, refuse, type Checked } from "../refusal.js";
 import type { SubscriptionStore } from "./subscriptions.js";
 import { parseVapidAuthorization, verifyVapidToken } from "./vapid.js";
 
@@ -56,11 +56,12 @@ export class WebPushService implements ProviderHandler {
     res.end();
   }
 
-  refuseWithFault(res: ProviderResponse, fault: AnsweredFault): void {
+  refuseWithFault(_req: ProviderRequest, res: ProviderResponse, fault: AnsweredFault): void {
     if (fault.kind === "throttle") {
       sendJson(res, 429, { reason: "TooManyRequests" }, { "retry-after": String(fault.retryAfterS) });
     } else {
-      sendJson(res, fault.status, { reason: (STATUS_CODES[fault.status] ?? "Error").replace(/[^A-Za-z]/g, "") });
+      const status = fault.kind === "shutdown" ? 503 : fault.status;
+      sendJson(res, status, { reason: (STATUS_CODES[status] ?? "Error").replace(/[^A-Za-z]/g, "") });
     }
   }
 

@@ -1,5 +1,5 @@
 import { errors, importJWK, jwtVerify, type CryptoKey } from "jose";
-import { ok, refuse, type Checked } from "./refusal.js";
+import { ok, refuse, type Checked } from "../refusal.js";
 
 /** RFC 8292 §3: `Authorization: vapid t=<JWT>, k=<base64url uncompressed P-256 point>`. */
 export interface VapidCredentials {

@@ -1,0 +1,40 @@
+import { int, readEnv, str, url, type EnvVar } from "@herald/runtime";
+import { senderEnv, type SenderConfig } from "@herald/sender";
+
+/** An https base URL, kept without a trailing slash (paths are appended to it). */
+const httpsBase = (name: string, fallback: string): EnvVar<string> => ({
+  name,
+  default: fallback,
+  parse: (s) => {
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      throw new Error("must be a URL");
+    }
+    if (u.protocol !== "https:") throw new Error("must be an https: URL (TLS is never turned off)");
+    if (u.search || u.hash) throw new Error("must not have a query or fragment");
+    return u.href.replace(/\/+$/, "");
+  },
+});
+
+export const configSpec = {
+  ...senderEnv(7012),
+  fcmUrl: httpsBase("FCM_URL", "https://fcm.googleapis.com"),
+  /** Sends per minute per app across all replicas; FCM's default project quota. */
+  rateLimitPerMinute: int("FCM_RATE_LIMIT_PER_MINUTE", 600_000, 1, 100_000_000),
+  /** Budget window; the per-minute ceiling is scaled to it (shorter smooths bursts). */
+  rateWindowMs: int("FCM_RATE_WINDOW_MS", 60_000, 100, 60_000),
+  redisUrl: url("REDIS_URL", "redis://127.0.0.1:6379"),
+  redisKeyPrefix: str("REDIS_KEY_PREFIX", "herald:"),
+};
+
+export interface Config extends SenderConfig {
+  fcmUrl: string;
+  rateLimitPerMinute: number;
+  rateWindowMs: number;
+  redisUrl: string;
+  redisKeyPrefix: string;
+}
+
+export const loadConfig = (env: NodeJS.ProcessEnv = process.env): Config => readEnv(configSpec, env);

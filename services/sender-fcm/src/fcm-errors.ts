@@ -1,0 +1,95 @@
+import { parseRetryAfter, type SendResult } from "@herald/sender";
+
+export interface FcmResponse {
+  status: number;
+  headers: Record<string, string | undefined>;
+  body: string;
+}
+
+/** What one answer of `messages:send` means for the device, and for later sends. */
+export interface Classification {
+  result: SendResult;
+  /** FCM refused the access token itself (not a device's APNs/web credentials): fetch a new one. */
+  staleToken?: boolean;
+  /** The project is over its quota: hold its other sends back this long. */
+  slowDownMs?: number;
+}
+
+/** Pause after QUOTA_EXCEEDED without a Retry-After: long enough to thin a burst out. */
+export const DEFAULT_SLOW_DOWN_MS = 1_000;
+const MAX_MESSAGE_CHARS = 200;
+
+interface FcmErrorBody {
+  /** The FcmError detail's errorCode, the most specific name FCM gives. */
+  errorCode?: string;
+  /** The google.rpc status, e.g. NOT_FOUND for UNREGISTERED. */
+  status?: string;
+  message?: string;
+}
+
+/** Reads `{"error": {code, message, status, details: [{"@type": …FcmError, errorCode}]}}`; tolerant of anything else. */
+export function parseFcmError(body: string): FcmErrorBody {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  const error = (doc as { error?: unknown } | null)?.error;
+  if (typeof error !== "object" || error === null) return {};
+  const e = error as { status?: unknown; message?: unknown; details?: unknown };
+  const details = Array.isArray(e.details) ? (e.details as { "@type"?: unknown; errorCode?: unknown }[]) : [];
+  const fcm = details.find((d) => typeof d?.["@type"] === "string" && d["@type"].endsWith("google.firebase.fcm.v1.FcmError"));
+  return {
+    errorCode: typeof fcm?.errorCode === "string" ? fcm.errorCode : undefined,
+    status: typeof e.status === "string" ? e.status : undefined,
+    message: typeof e.message === "string" ? e.message.slice(0, MAX_MESSAGE_CHARS) : undefined,
+  };
+}
+
+/**
+ * The FCM error table (PROVIDERS.md): UNREGISTERED is a dead token; QUOTA_EXCEEDED slows
+ * the project down and retries after Retry-After, ending throttled; UNAVAILABLE and
+ * INTERNAL retry with backoff; INVALID_ARGUMENT, SENDER_ID_MISMATCH and
+ * THIRD_PARTY_AUTH_ERROR fail with the reason. Answers without an FcmError detail are
+ * judged by their status.
+ */
+export function classify(res: FcmResponse, nowMs = Date.now()): Classification {
+  if (res.status >= 200 && res.status < 300) return { result: { kind: "delivered" } };
+  const err = parseFcmError(res.body);
+  const retryAfterMs = parseRetryAfter(res.headers["retry-after"], nowMs);
+  const withMessage = (name: string) => (err.message ? `${name}: ${err.message}` : name);
+  const quota = (name: string): Classification => ({
+    result: { kind: "retry", reason: name, throttled: true, retryAfterMs },
+    slowDownMs: retryAfterMs ?? DEFAULT_SLOW_DOWN_MS,
+  });
+
+  switch (err.errorCode) {
+    case "UNREGISTERED":
+      return { result: { kind: "bounced", reason: "UNREGISTERED" } };
+    case "QUOTA_EXCEEDED":
+      return quota("QUOTA_EXCEEDED");
+    case "UNAVAILABLE":
+    case "INTERNAL":
+      return { result: { kind: "retry", reason: err.errorCode, retryAfterMs } };
+    case "INVALID_ARGUMENT":
+      return { result: { kind: "failed", reason: withMessage("INVALID_ARGUMENT") } };
+    case "SENDER_ID_MISMATCH":
+      return { result: { kind: "failed", reason: "SENDER_ID_MISMATCH" } };
+    // APNS_AUTH_ERROR is the older name FCM still documents for the same condition.
+    case "THIRD_PARTY_AUTH_ERROR":
+    case "APNS_AUTH_ERROR":
+      return { result: { kind: "failed", reason: "THIRD_PARTY_AUTH_ERROR" } };
+    case undefined:
+      break;
+    default:
+      return { result: { kind: "failed", reason: withMessage(err.errorCode) } };
+  }
+
+  const name = err.status ?? `HTTP_${res.status}`;
+  // A 401 with no FcmError is Google refusing our OAuth access token (expired, revoked).
+  if (res.status === 401) return { result: { kind: "retry", reason: name }, staleToken: true };
+  if (res.status === 429) return quota(name);
+  if (res.status >= 500) return { result: { kind: "retry", reason: name, retryAfterMs } };
+  return { result: { kind: "failed", reason: withMessage(name) } };
+}

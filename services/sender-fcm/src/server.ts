@@ -1,0 +1,59 @@
+import https from "node:https";
+import type { Logger } from "@herald/runtime";
+import { startSender, type RunningSender } from "@herald/sender";
+import { Redis } from "ioredis";
+import type { Config } from "./config.js";
+import { FcmProvider } from "./fcm-provider.js";
+import { Http2Pool } from "./http2-pool.js";
+import { OAuthTokenSource } from "./oauth-token.js";
+import { RateCeiling } from "./rate-ceiling.js";
+import { RedisBudgetStore } from "./redis-budget.js";
+import { httpsTokenEndpoint } from "./token-endpoint.js";
+
+export async function start(config: Config, deps: { log: Logger }): Promise<RunningSender> {
+  const { log } = deps;
+  // Commands fail fast while Redis is away (no offline queue): the rate ceiling then
+  // falls back to a per-replica count at once instead of holding sends until a reconnect.
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1_000,
+  });
+  redis.on("error", (err: Error) => log.debug({ err: err.message }, "redis connection error"));
+  await redis.connect().catch((err: Error) => {
+    log.warn({ err: err.message }, "redis unreachable at start-up; the rate ceiling is per replica until it answers");
+  });
+  const tokenAgent = new https.Agent({ keepAlive: true, maxSockets: 8 });
+  const provider = new FcmProvider({
+    fcmUrl: config.fcmUrl,
+    transport: new Http2Pool(),
+    tokens: new OAuthTokenSource(httpsTokenEndpoint(tokenAgent)),
+    ceiling: new RateCeiling({
+      perMinute: config.rateLimitPerMinute,
+      windowMs: config.rateWindowMs,
+      store: new RedisBudgetStore(redis, config.redisKeyPrefix),
+      log,
+    }),
+    log,
+  });
+  const release = () => {
+    tokenAgent.destroy();
+    redis.disconnect();
+  };
+  let sender: RunningSender;
+  try {
+    sender = await startSender(config, provider, deps);
+  } catch (err) {
+    await provider.close();
+    release();
+    throw err;
+  }
+  return {
+    adminPort: sender.adminPort,
+    async close() {
+      await sender.close();
+      release();
+    },
+  };
+}
