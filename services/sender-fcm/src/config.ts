@@ -21,6 +21,11 @@ const httpsBase = (name: string, fallback: string): EnvVar<string> => ({
 export const configSpec = {
   ...senderEnv(7012),
   fcmUrl: httpsBase("FCM_URL", "https://fcm.googleapis.com"),
+  /**
+   * Sends every OAuth token request here instead of the service account's token_uri.
+   * Dev mode points it at the provider simulator; in production leave it unset.
+   */
+  tokenUrlOverride: { ...httpsBase("FCM_TOKEN_URL", ""), default: undefined } as EnvVar<string | undefined>,
   /** Sends per minute per app across all replicas; FCM's default project quota. */
   rateLimitPerMinute: int("FCM_RATE_LIMIT_PER_MINUTE", 600_000, 1, 100_000_000),
   /** Budget window; the per-minute ceiling is scaled to it (shorter smooths bursts). */
@@ -31,6 +36,7 @@ export const configSpec = {
 
 export interface Config extends SenderConfig {
   fcmUrl: string;
+  tokenUrlOverride: string | undefined;
   rateLimitPerMinute: number;
   rateWindowMs: number;
   redisUrl: string;

@@ -120,6 +120,23 @@ describe("FcmProvider", () => {
     expect(h.slept).toEqual([3_000]);
   });
 
+  it("sends token requests to FCM_TOKEN_URL when it is set, and to the account's token_uri otherwise", () => {
+    const creds = (override?: string) => {
+      const provider = new FcmProvider({
+        fcmUrl: "https://fcm.example.test",
+        tokenUrlOverride: override,
+        transport: { post: async () => ({ status: 200, headers: {}, body: "{}" }), close: async () => undefined },
+        tokens: new OAuthTokenSource(async () => ({ status: 200, body: "{\"access_token\":\"at\",\"expires_in\":3600}" })),
+        ceiling: { acquire: async () => undefined },
+        log,
+      });
+      const sa = makeServiceAccount({ tokenUri: "https://oauth2.example.test/token" });
+      return provider.prepareCredentials(create(GetSendCredentialsResponseSchema, { credentials: { case: "fcm", value: { serviceAccountJson: sa.json } } }));
+    };
+    expect(creds().tokenUri).toBe("https://oauth2.example.test/token");
+    expect(creds("https://127.0.0.1:4443/token").tokenUri).toBe("https://127.0.0.1:4443/token");
+  });
+
   it("refuses credentials that are not a usable service account", () => {
     const h = harness([]);
     const prepare = (json: string) =>

@@ -20,6 +20,8 @@ export interface FcmTransport {
 export interface FcmProviderDeps {
   /** FCM_URL: `https://fcm.googleapis.com` or a stand-in, without a trailing slash. */
   fcmUrl: string;
+  /** FCM_TOKEN_URL: replaces every service account's token_uri (dev mode's simulator). */
+  tokenUrlOverride?: string;
   transport: FcmTransport;
   tokens: OAuthTokenSource;
   ceiling: { acquire(appId: string, signal: AbortSignal): Promise<void> };
@@ -49,7 +51,8 @@ export class FcmProvider implements Provider<FcmAccount> {
 
   prepareCredentials(response: GetSendCredentialsResponse): FcmAccount {
     if (response.credentials.case !== "fcm") throw new CredentialsError("the android platform config holds no service account");
-    const account = parseServiceAccount(response.credentials.value.serviceAccountJson);
+    const parsed = parseServiceAccount(response.credentials.value.serviceAccountJson);
+    const account = this.deps.tokenUrlOverride ? { ...parsed, tokenUri: this.deps.tokenUrlOverride } : parsed;
     const sendUrl = new URL(`${this.deps.fcmUrl}/v1/projects/${encodeURIComponent(account.projectId)}/messages:send`);
     return { ...account, sendUrl };
   }

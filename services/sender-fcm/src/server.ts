@@ -27,6 +27,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Runn
   const tokenAgent = new https.Agent({ keepAlive: true, maxSockets: 8 });
   const provider = new FcmProvider({
     fcmUrl: config.fcmUrl,
+    tokenUrlOverride: config.tokenUrlOverride,
     transport: new Http2Pool(),
     tokens: new OAuthTokenSource(httpsTokenEndpoint(tokenAgent)),
     ceiling: new RateCeiling({
