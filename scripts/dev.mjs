@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureInfra } from "./infra.mjs";
 import { loadDevEnv } from "./dev-env.mjs";
-import { DEFAULT_PORTS, heraldProcesses } from "./processes.mjs";
+import { DEFAULT_PORTS, heraldProcesses, providerUrls } from "./processes.mjs";
 import { caBundle, ensureSimulatorCa } from "./trust.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -17,8 +17,9 @@ process.chdir(root);
 function installIfNeeded() {
   const marker = "node_modules/.package-lock.json";
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync("package-lock.json").mtimeMs) return;
-  console.log("installing dependencies (npm ci)…");
-  execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
+  console.log("installing dependencies (npm install)…");
+  // Not `npm ci`: see .ci/run.
+  execFileSync("npm", ["install", "--no-audit", "--no-fund"], { stdio: "inherit" });
 }
 
 async function ensureDatabase(url) {
@@ -76,9 +77,6 @@ async function main() {
     ...secrets,
     DATABASE_URL: databaseUrl,
     HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
-    // The simulator plays Apple and Google unless the user points Herald elsewhere.
-    APNS_URL: process.env.APNS_URL ?? `https://127.0.0.1:${DEFAULT_PORTS.providerSim}`,
-    FCM_URL: process.env.FCM_URL ?? `https://127.0.0.1:${DEFAULT_PORTS.providerSim}`,
     NODE_EXTRA_CA_CERTS: caBundle(root, ensureSimulatorCa(root)),
   };
 
@@ -96,7 +94,8 @@ async function main() {
   process.on("SIGINT", () => stopAll(0));
   process.on("SIGTERM", () => stopAll(0));
 
-  const processes = heraldProcesses();
+  const providers = providerUrls();
+  const processes = heraldProcesses(DEFAULT_PORTS, providers);
   const width = Math.max(...processes.map((p) => p.name.length));
   const launch = (proc) => {
     const child = spawn(process.execPath, ["--import", "tsx", proc.entry], {
@@ -127,6 +126,8 @@ Herald is running.
   OpenAPI    ${base}/openapi.json
   Metrics    ${base}/metrics
   Simulator  ${sim}   admin http://127.0.0.1:${DEFAULT_PORTS.providerSimAdmin}/admin
+  APNs       ${providers.APNS_URL}${providers.APNS_URL === sim ? "  (simulated; set APNS_URL for Apple)" : ""}
+  FCM        ${providers.FCM_URL}${providers.FCM_URL === sim ? "  (simulated; set FCM_URL for Google)" : ""}
   API key    ${secrets.HERALD_BOOTSTRAP_API_KEY}   (org-scoped; kept in .herald/dev.env)
 
 Try:  curl -H "Authorization: Bearer ${secrets.HERALD_BOOTSTRAP_API_KEY}" ${base}/v1/apps

@@ -7,8 +7,9 @@ export interface HeraldProcess {
 }
 export type HeraldPorts = Record<
   | "providerSim" | "providerSimAdmin" | "credential" | "credentialAdmin" | "deviceRegistry" | "deviceRegistryAdmin"
-  | "campaign" | "campaignAdmin" | "senderWebpush" | "gateway",
+  | "campaign" | "campaignAdmin" | "senderApns" | "senderFcm" | "senderWebpush" | "gateway",
   number
 >;
 export declare const DEFAULT_PORTS: HeraldPorts;
-export declare function heraldProcesses(ports?: HeraldPorts): HeraldProcess[];
+export declare function providerUrls(ports?: HeraldPorts, env?: NodeJS.ProcessEnv): Record<string, string>;
+export declare function heraldProcesses(ports?: HeraldPorts, providers?: Record<string, string>): HeraldProcess[];

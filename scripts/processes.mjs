@@ -11,12 +11,29 @@ export const DEFAULT_PORTS = {
   deviceRegistryAdmin: 7101,
   campaign: 7002,
   campaignAdmin: 7102,
+  senderApns: 7011,
+  senderFcm: 7012,
   senderWebpush: 7013,
   gateway: 8080,
 };
 
+/**
+ * Where the senders find Apple and Google: the simulator unless the environment names
+ * the real (or another) service. FCM_TOKEN_URL follows FCM_URL: redirected only while
+ * FCM goes to the simulator.
+ */
+export function providerUrls(ports = DEFAULT_PORTS, env = process.env) {
+  const sim = `https://127.0.0.1:${ports.providerSim}`;
+  const fcmSimulated = !env.FCM_URL;
+  return {
+    APNS_URL: env.APNS_URL || sim,
+    FCM_URL: env.FCM_URL || sim,
+    ...(fcmSimulated ? { FCM_TOKEN_URL: `${sim}/token` } : env.FCM_TOKEN_URL ? { FCM_TOKEN_URL: env.FCM_TOKEN_URL } : {}),
+  };
+}
+
 /** Process definitions: { name, entry, env, health (port of /healthz), stage }. Same stage: started together. */
-export function heraldProcesses(ports = DEFAULT_PORTS) {
+export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(ports)) {
   const rpc = (port) => `http://127.0.0.1:${port}`;
   return [
     { name: "provider-sim", entry: "services/provider-sim/src/main.ts", stage: 0, health: ports.providerSimAdmin,
@@ -27,6 +44,11 @@ export function heraldProcesses(ports = DEFAULT_PORTS) {
       env: { PORT: ports.deviceRegistry, ADMIN_PORT: ports.deviceRegistryAdmin } },
     { name: "campaign", entry: "services/campaign/src/main.ts", stage: 1, health: ports.campaignAdmin,
       env: { PORT: ports.campaign, ADMIN_PORT: ports.campaignAdmin, DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry) } },
+    { name: "sender-apns", entry: "services/sender-apns/src/main.ts", stage: 1, health: ports.senderApns,
+      env: { ADMIN_PORT: ports.senderApns, CREDENTIAL_URL: rpc(ports.credential), APNS_URL: providers.APNS_URL } },
+    { name: "sender-fcm", entry: "services/sender-fcm/src/main.ts", stage: 1, health: ports.senderFcm,
+      env: { ADMIN_PORT: ports.senderFcm, CREDENTIAL_URL: rpc(ports.credential), FCM_URL: providers.FCM_URL,
+        ...(providers.FCM_TOKEN_URL ? { FCM_TOKEN_URL: providers.FCM_TOKEN_URL } : {}) } },
     { name: "sender-webpush", entry: "services/sender-webpush/src/main.ts", stage: 1, health: ports.senderWebpush,
       env: { ADMIN_PORT: ports.senderWebpush, CREDENTIAL_URL: rpc(ports.credential) } },
     { name: "gateway", entry: "gateway/src/main.ts", stage: 2, health: ports.gateway,

@@ -6,7 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { uniqueName } from "./unique.js";
 import type { InfraUrls } from "./infra-urls.js";
-import { DEFAULT_PORTS, heraldProcesses, type HeraldPorts, type HeraldProcess } from "../../scripts/processes.mjs";
+import { DEFAULT_PORTS, heraldProcesses, providerUrls, type HeraldPorts, type HeraldProcess } from "../../scripts/processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -117,7 +117,7 @@ export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Pro
     ...opts.env,
   };
   const schemas: Record<string, string> = {};
-  const services = heraldProcesses(ports).filter((def) => def.name !== "gateway");
+  const services = heraldProcesses(ports, providerUrls(ports, {})).filter((def) => def.name !== "gateway");
   const definitions = services.map((def): HeraldProcess & { env: NodeJS.ProcessEnv } => {
     const schema = `${id}_${def.name.replace(/-/g, "_")}`;
     schemas[def.name] = schema;
@@ -128,7 +128,7 @@ export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Pro
     await Promise.all(processes.map((p) => stopProcess(p)));
     await dropSchemas(infra.databaseUrl, id);
   };
-  const gatewayDef = heraldProcesses(ports).find((p) => p.name === "gateway")!;
+  const gatewayDef = heraldProcesses(ports, providerUrls(ports, {})).find((p) => p.name === "gateway")!;
   const gatewayUrls: string[] = [];
   const gatewayDefs: typeof definitions = [];
   for (let i = 0; i < (opts.gateways ?? 1); i++) {
