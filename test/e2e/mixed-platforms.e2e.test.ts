@@ -17,6 +17,7 @@ const CONTENTS = {
 };
 const LANGUAGES = ["en", "de", "fr", "ja", undefined] as const;
 const PER_PLATFORM = 30;
+const APNS_STREAM_LIMIT = 20;
 
 let stack: Stack;
 let boot: Rest;
@@ -54,6 +55,8 @@ beforeAll(async () => {
   stack = await startStack(inject("infra"), {
     env: { LOG_LEVEL: "info" },
     envFor: {
+      // A low stream limit, so that the APNs sender's respect for it is visible.
+      "provider-sim": { SIM_APNS_MAX_STREAMS: String(APNS_STREAM_LIMIT) },
       "sender-apns": { SENDER_RETRY_BASE_MS: "50", SENDER_RETRY_MAX_ATTEMPTS: "3" },
       "sender-fcm": { SENDER_RETRY_BASE_MS: "50", SENDER_RETRY_MAX_ATTEMPTS: "3" },
     },
@@ -147,5 +150,32 @@ describe("a campaign to iOS, Android and web at once", () => {
     const logs = stack.logs();
     expect(logs).not.toContain(forged.p8.split("\n")[1]);
     expect(logs).not.toContain(sa.privateKeyPem.split("\n")[1]);
+  });
+
+  it("keeps every APNs connection within the streams the server allows while sending 1,000 pushes", async () => {
+    const bundle = "com.example.streams";
+    const appId = await newApp(bundle);
+    const apns = makeApnsKey();
+    await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
+    await configure(appId, { platform: "ios", apns_p8_key: apns.p8, apns_key_id: apns.keyId, apns_team_id: apns.teamId, apns_topic: bundle });
+    const tokens = await sim.createApnsDevices(bundle, 1000);
+    await register(appId, tokens.map((t): Registered => ({ platform: "ios", target: t, language: "en" })), (d) => d.target);
+    await sim.clearApnsConnections();
+
+    const sent = await api("POST", "/v1/push/send", { app_id: appId, name: "many", contents: CONTENTS });
+    expect(sent.status, sent.text).toBe(201);
+    const done = await waitForCampaign(api, sent.body.id);
+    expect(done.stats).toMatchObject({ sent: 1000, delivered: 1000 });
+
+    const { connections, violations } = await sim.apnsConnections();
+    const apnsConnections = connections.filter((c) => c.platforms.includes("apns"));
+    expect(apnsConnections.length).toBeGreaterThan(0);
+    expect(violations).toBe(0);
+    for (const c of apnsConnections) {
+      expect(c.violations).toBe(0);
+      expect(c.max_concurrent_streams).toBeLessThanOrEqual(APNS_STREAM_LIMIT);
+    }
+    // Multiplexed, not one request at a time.
+    expect(Math.max(...apnsConnections.map((c) => c.max_concurrent_streams))).toBeGreaterThan(1);
   });
 });
