@@ -10,7 +10,7 @@ const apnsUrl: EnvVar<string | undefined> = {
   default: undefined,
   parse: (s) => {
     const u = new URL(s);
-    if (u.protocol !== "https:" && u.protocol !== "http:") throw new Error("must be an https:// URL");
+    if (u.protocol !== "https:") throw new Error("must be an https:// URL");
     if (u.pathname !== "/" || u.search || u.hash) throw new Error("must be an origin without a path, e.g. https://127.0.0.1:4443");
     return u.origin;
   },

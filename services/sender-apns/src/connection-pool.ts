@@ -1,8 +1,6 @@
-import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
-import net from "node:net";
-import type { Duplex } from "node:stream";
-import tls from "node:tls";
+import http2, { type IncomingHttpHeaders } from "node:http2";
 import type { Logger } from "@herald/runtime";
+import { codeError, Connection } from "./connection.js";
 
 export interface PoolRequest {
   path: string;
@@ -36,21 +34,6 @@ export interface ConnectionPoolOptions {
   log?: Logger;
 }
 
-interface Conn {
-  session: ClientHttp2Session;
-  /** The socket itself: the session only hands out a proxy that cannot destroy it. */
-  socket: Duplex;
-  state: "connecting" | "open" | "draining";
-  active: number;
-  trusted: boolean;
-  answered: boolean;
-  /** Draining and idle: the socket is about to be destroyed. */
-  released?: boolean;
-  /** From the peer's GOAWAY: streams above it were never processed. */
-  lastStreamId?: number;
-  error?: Error;
-}
-
 interface Waiter {
   req: PoolRequest;
   signal: AbortSignal;
@@ -63,7 +46,7 @@ interface Waiter {
 interface Group {
   key: string;
   origin: string;
-  conns: Conn[];
+  conns: Connection[];
   queue: Waiter[];
   /** Connections in a row that closed before answering anything. */
   failures: number;
@@ -75,10 +58,6 @@ const MAX_REQUEUES = 5;
 const MAX_CONNECT_FAILURES = 3;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const CLOSE_GRACE_MS = 5_000;
-/** How long a drained connection's socket may wait for the peer to close it. */
-const SOCKET_LINGER_MS = 1_000;
-
-const codeError = (message: string, code: string) => Object.assign(new Error(message), { code });
 
 /**
  * HTTP/2 connections to APNs, pooled per group (one team and key per connection, as
@@ -145,15 +124,15 @@ export class ConnectionPool {
   /** Fails queued requests, lets running ones finish (up to a grace period) and closes every connection. */
   async close(): Promise<void> {
     this.closing = true;
-    const conns: Conn[] = [];
+    const conns: Connection[] = [];
     for (const group of this.groups.values()) {
       for (const w of group.queue.splice(0)) w.reject(codeError("connection pool closed", "ERR_APNS_POOL_CLOSED"));
       conns.push(...group.conns);
     }
-    const closed = conns.map((c) => new Promise<void>((resolve) => (c.socket.destroyed ? resolve() : c.socket.once("close", () => resolve()))));
-    for (const c of conns) this.drain(c);
+    const closed = conns.map((c) => c.closed());
+    for (const c of conns) c.drain();
     const timer = setTimeout(() => {
-      for (const c of conns) c.socket.destroy();
+      for (const c of conns) c.destroy();
     }, CLOSE_GRACE_MS);
     await Promise.all(closed);
     clearTimeout(timer);
@@ -170,19 +149,12 @@ export class ConnectionPool {
     return group;
   }
 
-  /** How many streams a connection may carry now. */
-  private limit(conn: Conn): number {
-    const peer = conn.session.remoteSettings.maxConcurrentStreams ?? 1;
-    return conn.trusted ? peer : Math.min(1, peer);
-  }
-
   /** Starts queued requests on connections with free streams, and opens connections when none has one. */
   private dispatch(group: Group): void {
     while (group.queue.length > 0) {
-      let best: Conn | undefined;
+      let best: Connection | undefined;
       for (const c of group.conns) {
-        if (c.state !== "open" || c.session.destroyed || c.session.closed || c.active >= this.limit(c)) continue;
-        if (!best || c.active < best.active) best = c;
+        if (c.hasRoom() && (!best || c.active < best.active)) best = c;
       }
       if (!best) break;
       this.run(group, best, group.queue.shift()!);
@@ -208,33 +180,18 @@ export class ConnectionPool {
   }
 
   private open(group: Group): void {
-    const socket = connectSocket(new URL(group.origin));
-    const session = http2.connect(group.origin, { settings: { enablePush: false }, createConnection: () => socket });
-    const conn: Conn = { session, socket, state: "connecting", active: 0, trusted: false, answered: false };
+    const conn: Connection = new Connection(group.origin, {
+      requestTimeoutMs: this.opts.requestTimeoutMs,
+      idleTimeoutMs: this.opts.idleTimeoutMs,
+      log: this.opts.log,
+      onCapacity: () => this.dispatch(group),
+      onDraining: () => this.dispatch(group),
+      onClose: () => this.closed(group, conn),
+    });
     group.conns.push(conn);
-    session.on("error", (err) => {
-      conn.error = err;
-      this.drain(conn);
-    });
-    session.once("connect", () => {
-      if (conn.state === "connecting") conn.state = "open";
-      this.dispatch(group);
-    });
-    // Apple raises MAX_CONCURRENT_STREAMS once it has seen a valid token.
-    session.on("remoteSettings", () => this.dispatch(group));
-    session.on("goaway", (code: number, lastStreamId: number, opaque?: Buffer) => {
-      conn.lastStreamId = lastStreamId;
-      this.drain(conn);
-      this.opts.log?.info({ origin: group.origin, code, lastStreamId, reason: goawayReason(opaque) }, "APNs connection going away");
-      this.dispatch(group);
-    });
-    session.once("close", () => this.closed(group, conn));
-    session.setTimeout(this.opts.idleTimeoutMs, () => {
-      if (conn.active === 0) this.drain(conn);
-    });
   }
 
-  private closed(group: Group, conn: Conn): void {
+  private closed(group: Group, conn: Connection): void {
     const i = group.conns.indexOf(conn);
     if (i >= 0) group.conns.splice(i, 1);
     if (!conn.answered) group.failures++;
@@ -247,7 +204,7 @@ export class ConnectionPool {
     this.dispatch(group);
   }
 
-  private run(group: Group, conn: Conn, w: Waiter): void {
+  private run(group: Group, conn: Connection, w: Waiter): void {
     let stream: http2.ClientHttp2Stream;
     try {
       stream = conn.session.request(
@@ -256,8 +213,8 @@ export class ConnectionPool {
       );
     } catch (err) {
       // The session closed or ran out of stream ids between our bookkeeping and the call.
-      this.drain(conn);
       this.requeueOrFail(group, w, err);
+      conn.drain();
       return;
     }
     conn.active++;
@@ -281,10 +238,11 @@ export class ConnectionPool {
     stream.setTimeout(this.opts.requestTimeoutMs, () => {
       timedOut = true;
       stream.close(http2.constants.NGHTTP2_CANCEL);
+      // APNs answers in milliseconds: a silent stream most likely means a dead connection.
+      conn.drain();
     });
     stream.once("close", () => {
-      conn.active--;
-      if (conn.state === "draining") this.releaseWhenIdle(conn);
+      conn.streamEnded();
       if (status && ended) {
         const body = Buffer.concat(chunks).toString("utf8");
         conn.answered = true;
@@ -295,7 +253,7 @@ export class ConnectionPool {
         w.reject(w.signal.reason);
       } else if (timedOut) {
         w.reject(codeError("APNs did not answer in time", "ETIMEDOUT"));
-      } else if (neverProcessed(stream, conn)) {
+      } else if (conn.neverProcessed(stream)) {
         this.requeueOrFail(group, w, streamError ?? codeError("stream refused", "ERR_HTTP2_REFUSED_STREAM"));
       } else {
         const code = stream.rstCode ?? "CLOSED";
@@ -316,65 +274,9 @@ export class ConnectionPool {
     queueMicrotask(() => this.dispatch(group));
   }
 
-  private retire(group: Group, conn: Conn, reason: string): void {
+  private retire(group: Group, conn: Connection, reason: string): void {
     if (conn.state === "draining") return;
     this.opts.log?.info({ origin: group.origin, reason }, "retiring APNs connection");
-    this.drain(conn);
-    this.dispatch(group);
-  }
-
-  /** No new streams on conn: it sends GOAWAY and lets its streams finish. */
-  private drain(conn: Conn): void {
-    if (conn.state === "draining") return;
-    conn.state = "draining";
-    if (!conn.session.closed && !conn.session.destroyed) conn.session.close();
-    this.releaseWhenIdle(conn);
-  }
-
-  /**
-   * Once a draining connection carries no stream, its socket goes shortly after (time
-   * for the GOAWAY to leave): a peer that keeps its side open after a GOAWAY would
-   * otherwise hold the socket forever.
-   */
-  private releaseWhenIdle(conn: Conn): void {
-    if (conn.active > 0 || conn.released) return;
-    conn.released = true;
-    setTimeout(() => conn.socket.destroy(), SOCKET_LINGER_MS).unref();
-  }
-}
-
-/**
- * The peer refused the stream, never saw it (no id yet), or said in its GOAWAY that it
- * stopped before it: sending it again cannot deliver it twice.
- */
-function neverProcessed(stream: http2.ClientHttp2Stream, conn: Conn): boolean {
-  if (stream.id === undefined) return true;
-  if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) return true;
-  return conn.lastStreamId !== undefined && stream.id > conn.lastStreamId;
-}
-
-/**
- * TLS with ALPN h2, verified against the system store plus NODE_EXTRA_CA_CERTS (never
- * switched off); plain TCP (h2c) only when the configured origin says http.
- */
-function connectSocket(origin: URL): Duplex {
-  const host = origin.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (origin.protocol === "http:") return net.connect({ host, port: Number(origin.port) || 80 });
-  return tls.connect({
-    host,
-    port: Number(origin.port) || 443,
-    ALPNProtocols: ["h2"],
-    ...(net.isIP(host) ? {} : { servername: host }),
-  });
-}
-
-/** APNs puts a JSON `{"reason": …}` into a GOAWAY's debug data. */
-function goawayReason(opaque: Buffer | undefined): string | undefined {
-  if (!opaque || opaque.length === 0) return undefined;
-  try {
-    const parsed = JSON.parse(opaque.toString("utf8")) as { reason?: unknown };
-    return typeof parsed.reason === "string" ? parsed.reason : undefined;
-  } catch {
-    return opaque.toString("utf8").slice(0, 200);
+    conn.drain();
   }
 }
