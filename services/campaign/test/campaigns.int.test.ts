@@ -258,8 +258,9 @@ describe("campaigns", () => {
 
   it("answers NOT_FOUND for unknown or malformed ids", async () => {
     for (const id of [randomUUID(), "nope"]) {
-      for (const call of [campaigns.getCampaign({ id }), campaigns.getCampaignStats({ id }), campaigns.cancelCampaign({ id })]) {
-        const err = await call.catch((e: unknown) => e);
+      // Called one at a time: a rejection must have its handler before it happens.
+      for (const call of [() => campaigns.getCampaign({ id }), () => campaigns.getCampaignStats({ id }), () => campaigns.cancelCampaign({ id })]) {
+        const err = await call().catch((e: unknown) => e);
         expect((err as ConnectError).code).toBe(Code.NotFound);
       }
     }
