@@ -12,3 +12,4 @@ export * from "./time.js";
 export * from "./streams.js";
 export * from "./endpoint-guard.js";
 export * from "./iso-639-1.js";
+export * from "./closers.js";

@@ -11,6 +11,7 @@ import {
   ensureStream,
   migrate,
   outcomesStreamConfig,
+  Closers,
   startAdminServer,
   startRpcServer,
   streamNames,
@@ -41,23 +42,21 @@ export interface CampaignApp {
 export async function start(config: Config, deps: { log: Logger }): Promise<CampaignApp> {
   const { log } = deps;
   // Closers in the order they must run; a failed start-up undoes what it had opened.
-  const closers: (() => Promise<void>)[] = [];
-  const close = async () => {
-    for (const c of closers.splice(0)) await c();
-  };
+  const closers = new Closers();
+  const close = () => closers.close();
   try {
     const pool = createPool({ url: config.databaseUrl, schema: config.schema });
-    closers.unshift(() => pool.end());
+    closers.add(() => pool.end());
     await migrate(pool, config.schema, MIGRATIONS, log);
 
     const nc = await connectNats(config.natsUrl, "campaign", log);
-    closers.unshift(() => nc.drain());
+    closers.add(() => nc.drain());
     const names = streamNames(config.natsNamespace);
     await ensureStream(nc, deliveryStreamConfig(names));
     await ensureStream(nc, outcomesStreamConfig(names));
 
     const registryClient = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl, { timeoutMs: 30_000 });
-    closers.unshift(async () => registryClient.close());
+    closers.add(async () => registryClient.close());
     const audience = new RegistryAudience(registryClient.client);
     const registry = createMetricsRegistry("campaign");
     const metrics = createCampaignMetrics(registry);
@@ -91,19 +90,19 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
       registry,
       ready: async () => !nc.isClosed() && (await pool.query("SELECT 1")).rowCount === 1,
     });
-    closers.unshift(() => admin.close());
+    closers.add(() => admin.close());
     const rpc = await startRpcServer({
       routes: (router) => router.service(CampaignService, service),
       port: config.port,
       log,
     });
-    closers.unshift(() => rpc.close());
+    closers.add(() => rpc.close());
     const outcomes = await startOutcomeConsumer({ nc, names, store: new OutcomeStore(pool), metrics, log });
-    closers.unshift(() => outcomes.stop());
+    closers.add(() => outcomes.stop());
     workers.start();
-    closers.unshift(() => workers.stop());
+    closers.add(() => workers.stop());
     scheduler.start();
-    closers.unshift(() => scheduler.stop());
+    closers.add(() => scheduler.stop());
     return { port: rpc.port, adminPort: admin.port, close };
   } catch (err) {
     await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));

@@ -4,6 +4,7 @@ import {
   createMetricsRegistry,
   createPool,
   migrate,
+  Closers,
   startAdminServer,
   startRpcServer,
   streamNames,
@@ -30,26 +31,24 @@ export interface DeviceRegistryApp {
 export async function start(config: Config, deps: { log: Logger }): Promise<DeviceRegistryApp> {
   const { log } = deps;
   // Closers in the order they must run; a failed start-up undoes what it had opened.
-  const closers: (() => Promise<void>)[] = [];
-  const close = async () => {
-    for (const c of closers.splice(0)) await c();
-  };
+  const closers = new Closers();
+  const close = () => closers.close();
   try {
     const pool = createPool({ url: config.databaseUrl, schema: config.schema });
-    closers.unshift(() => pool.end());
+    closers.add(() => pool.end());
     await migrate(pool, config.schema, MIGRATIONS, log);
 
     const nc = await connectNats(config.natsUrl, "device-registry", log);
-    closers.unshift(() => nc.drain());
+    closers.add(() => nc.drain());
     const store = new PgDeviceStore(pool);
     const segments = new PgSegmentStore(pool);
     const registry = createMetricsRegistry("device-registry");
     const metrics = createDeviceRegistryMetrics(registry);
     const names = streamNames(config.natsNamespace);
     const appDeleted = await startAppDeletedConsumer({ nc, names, store, segments, log });
-    closers.unshift(() => appDeleted.close());
+    closers.add(() => appDeleted.close());
     const invalidated = await startDeviceInvalidatedConsumer({ nc, names, store, metrics, log });
-    closers.unshift(() => invalidated.close());
+    closers.add(() => invalidated.close());
 
     const service = new DeviceRegistryServiceImpl({
       store,
@@ -62,13 +61,13 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
       port: config.port,
       log,
     });
-    closers.unshift(() => rpc.close());
+    closers.add(() => rpc.close());
     const admin = await startAdminServer({
       port: config.adminPort,
       registry,
       ready: async () => !nc.isClosed() && (await pool.query("SELECT 1")).rowCount === 1,
     });
-    closers.unshift(() => admin.close());
+    closers.add(() => admin.close());
     return { port: rpc.port, adminPort: admin.port, close };
   } catch (err) {
     await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));
