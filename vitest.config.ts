@@ -1,12 +1,20 @@
+import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
-// Three levels (STYLE.md): unit tests beside the code (no I/O), integration tests per
-// service against real PostgreSQL/NATS/Redis, end-to-end tests through the gateway's
-// REST API with every process running.
+// Workspace packages resolve to their TypeScript sources (the `herald-source` export
+// condition), never to a stale dist/.
+const conditions = ["herald-source", ...defaultServerConditions];
+
+// Three levels (docs/contributing.md §Tests): unit tests beside the code (no I/O),
+// integration tests per service against real PostgreSQL/NATS/Redis, end-to-end tests
+// through the gateway's REST API with every process running.
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["herald-source"] } },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: "unit",
           include: ["{packages,services,gateway}/**/src/**/*.test.ts", "scripts/**/*.test.ts"],
@@ -14,6 +22,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: "integration",
           include: ["{packages,services,gateway}/**/test/**/*.int.test.ts"],
@@ -24,6 +33,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.e2e.test.ts"],

@@ -7,8 +7,9 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureInfra } from "./infra.mjs";
+import { ensurePinnedNode } from "./pinned-node.mjs";
 import { loadDevEnv } from "./dev-env.mjs";
-import { DEFAULT_PORTS, heraldProcesses, providerUrls } from "./processes.mjs";
+import { DEFAULT_PORTS, heraldProcesses, providerUrls, SOURCE_NODE_ARGS } from "./processes.mjs";
 import { caBundle, ensureSimulatorCa } from "./trust.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -68,6 +69,7 @@ function prefixLines(stream, label, out) {
 
 async function main() {
   installIfNeeded();
+  await ensurePinnedNode();
   await ensureInfra();
   const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/herald";
   await ensureDatabase(databaseUrl);
@@ -98,7 +100,7 @@ async function main() {
   const processes = heraldProcesses(DEFAULT_PORTS, providers);
   const width = Math.max(...processes.map((p) => p.name.length));
   const launch = (proc) => {
-    const child = spawn(process.execPath, ["--import", "tsx", proc.entry], {
+    const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, ...proc.args], {
       env: { ...env, ...proc.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -114,7 +116,12 @@ async function main() {
     return proc;
   };
   for (const stage of [...new Set(processes.map((p) => p.stage))].sort()) {
-    await Promise.all(processes.filter((p) => p.stage === stage).map(launch).map((p) => waitHealthy(p)));
+    await Promise.all(
+      processes
+        .filter((p) => p.stage === stage)
+        .map(launch)
+        .map((p) => waitHealthy(p)),
+    );
   }
 
   const base = `http://127.0.0.1:${DEFAULT_PORTS.gateway}`;

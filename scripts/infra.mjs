@@ -30,8 +30,11 @@ export const services = [
     apt: ["nats-server"],
     start() {
       mkdirSync("/var/lib/nats-server", { recursive: true });
-      spawn("/usr/sbin/nats-server", ["-a", "127.0.0.1", "-p", "4222", "-js", "-sd", "/var/lib/nats-server",
-        "-l", "/var/log/nats-server.log"], { detached: true, stdio: "ignore" }).unref();
+      spawn(
+        "/usr/sbin/nats-server",
+        ["-a", "127.0.0.1", "-p", "4222", "-js", "-sd", "/var/lib/nats-server", "-l", "/var/log/nats-server.log"],
+        { detached: true, stdio: "ignore" },
+      ).unref();
     },
   },
   {
@@ -43,8 +46,23 @@ export const services = [
     start() {
       mkdirSync("/var/lib/redis", { recursive: true });
       mkdirSync("/var/log/redis", { recursive: true });
-      run("redis-server", ["--daemonize", "yes", "--bind", "127.0.0.1", "-::1", "--port", "6379", "--save", "",
-        "--appendonly", "no", "--dir", "/var/lib/redis", "--logfile", "/var/log/redis/herald.log"]);
+      run("redis-server", [
+        "--daemonize",
+        "yes",
+        "--bind",
+        "127.0.0.1",
+        "-::1",
+        "--port",
+        "6379",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        "/var/lib/redis",
+        "--logfile",
+        "/var/log/redis/herald.log",
+      ]);
     },
   },
 ];
@@ -87,7 +105,9 @@ export async function ensureInfra({ install = false, quiet = false } = {}) {
     }
     if (!existsSync(svc.binary)) {
       if (!install) {
-        problems.push(`${svc.name} is not installed: run 'apt-get install -y ${svc.apt.join(" ")}' (or point its URL at a running server)`);
+        problems.push(
+          `${svc.name} is not installed: run 'apt-get install -y ${svc.apt.join(" ")}' (or point its URL at a running server)`,
+        );
         continue;
       }
       if (!aptUpdated) {

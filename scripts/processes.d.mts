@@ -1,15 +1,26 @@
 export interface HeraldProcess {
   name: string;
-  entry: string;
+  args: string[];
   stage: number;
   health: number;
   env: Record<string, string>;
 }
 export type HeraldPorts = Record<
-  | "providerSim" | "providerSimAdmin" | "credential" | "credentialAdmin" | "deviceRegistry" | "deviceRegistryAdmin"
-  | "campaign" | "campaignAdmin" | "senderApns" | "senderFcm" | "senderWebpush" | "gateway",
+  | "providerSim"
+  | "providerSimAdmin"
+  | "credential"
+  | "credentialAdmin"
+  | "deviceRegistry"
+  | "deviceRegistryAdmin"
+  | "campaign"
+  | "campaignAdmin"
+  | "senderApns"
+  | "senderFcm"
+  | "senderWebpush"
+  | "gateway",
   number
 >;
+export declare const SOURCE_NODE_ARGS: string[];
 export declare const DEFAULT_PORTS: HeraldPorts;
 export declare function providerUrls(ports?: HeraldPorts, env?: NodeJS.ProcessEnv): Record<string, string>;
 export declare function heraldProcesses(ports?: HeraldPorts, providers?: Record<string, string>): HeraldProcess[];

@@ -1,7 +1,7 @@
 // The processes that make up a running Herald, in start order, with the environment
 // that wires them together: used by dev mode and by the end-to-end tests, so both run
 // exactly the same commands. `ports` names each process's ports; DEFAULT_PORTS are
-// DESIGN.md §6's.
+// docs/design.md §6 Local ports.
 export const DEFAULT_PORTS = {
   providerSim: 4443,
   providerSimAdmin: 4444,
@@ -28,35 +28,95 @@ export function providerUrls(ports = DEFAULT_PORTS, env = process.env) {
   return {
     APNS_URL: env.APNS_URL || sim,
     FCM_URL: env.FCM_URL || sim,
-    ...(fcmSimulated ? { FCM_TOKEN_URL: `${sim}/token` } : env.FCM_TOKEN_URL ? { FCM_TOKEN_URL: env.FCM_TOKEN_URL } : {}),
+    ...(fcmSimulated
+      ? { FCM_TOKEN_URL: `${sim}/token` }
+      : env.FCM_TOKEN_URL
+        ? { FCM_TOKEN_URL: env.FCM_TOKEN_URL }
+        : {}),
   };
 }
 
-/** Process definitions: { name, entry, env, health (port of /healthz), stage }. Same stage: started together. */
+/**
+ * How dev mode and the tests run TypeScript sources: tsx, resolving the workspaces'
+ * `herald-source` export condition to their src/ (production runs the built dist/).
+ */
+export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"];
+
+const role = (name) => ["packages/cli/src/main.ts", name];
+
+/**
+ * Process definitions: { name, args (node arguments after SOURCE_NODE_ARGS), env, health
+ * (port of /healthz), stage }. Same stage: started together. Every Herald role goes
+ * through the `herald` command, as in production; the simulator has its own entry.
+ */
 export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(ports)) {
   const rpc = (port) => `http://127.0.0.1:${port}`;
   return [
-    { name: "provider-sim", entry: "services/provider-sim/src/main.ts", stage: 0, health: ports.providerSimAdmin,
-      env: { PORT: ports.providerSim, ADMIN_PORT: ports.providerSimAdmin } },
-    { name: "credential", entry: "services/credential/src/main.ts", stage: 0, health: ports.credentialAdmin,
-      env: { PORT: ports.credential, ADMIN_PORT: ports.credentialAdmin } },
-    { name: "device-registry", entry: "services/device-registry/src/main.ts", stage: 0, health: ports.deviceRegistryAdmin,
-      env: { PORT: ports.deviceRegistry, ADMIN_PORT: ports.deviceRegistryAdmin } },
-    { name: "campaign", entry: "services/campaign/src/main.ts", stage: 1, health: ports.campaignAdmin,
-      env: { PORT: ports.campaign, ADMIN_PORT: ports.campaignAdmin, DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry) } },
-    { name: "sender-apns", entry: "services/sender-apns/src/main.ts", stage: 1, health: ports.senderApns,
-      env: { ADMIN_PORT: ports.senderApns, CREDENTIAL_URL: rpc(ports.credential), APNS_URL: providers.APNS_URL } },
-    { name: "sender-fcm", entry: "services/sender-fcm/src/main.ts", stage: 1, health: ports.senderFcm,
-      env: { ADMIN_PORT: ports.senderFcm, CREDENTIAL_URL: rpc(ports.credential), FCM_URL: providers.FCM_URL,
-        ...(providers.FCM_TOKEN_URL ? { FCM_TOKEN_URL: providers.FCM_TOKEN_URL } : {}) } },
-    { name: "sender-webpush", entry: "services/sender-webpush/src/main.ts", stage: 1, health: ports.senderWebpush,
-      env: { ADMIN_PORT: ports.senderWebpush, CREDENTIAL_URL: rpc(ports.credential) } },
-    { name: "gateway", entry: "gateway/src/main.ts", stage: 2, health: ports.gateway,
+    {
+      name: "provider-sim",
+      args: ["services/provider-sim/src/main.ts"],
+      stage: 0,
+      health: ports.providerSimAdmin,
+      env: { PORT: ports.providerSim, ADMIN_PORT: ports.providerSimAdmin },
+    },
+    {
+      name: "credential",
+      args: role("credential"),
+      stage: 0,
+      health: ports.credentialAdmin,
+      env: { PORT: ports.credential, ADMIN_PORT: ports.credentialAdmin },
+    },
+    {
+      name: "device-registry",
+      args: role("device-registry"),
+      stage: 0,
+      health: ports.deviceRegistryAdmin,
+      env: { PORT: ports.deviceRegistry, ADMIN_PORT: ports.deviceRegistryAdmin },
+    },
+    {
+      name: "campaign",
+      args: role("campaign"),
+      stage: 1,
+      health: ports.campaignAdmin,
+      env: { PORT: ports.campaign, ADMIN_PORT: ports.campaignAdmin, DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry) },
+    },
+    {
+      name: "sender-apns",
+      args: role("sender-apns"),
+      stage: 1,
+      health: ports.senderApns,
+      env: { ADMIN_PORT: ports.senderApns, CREDENTIAL_URL: rpc(ports.credential), APNS_URL: providers.APNS_URL },
+    },
+    {
+      name: "sender-fcm",
+      args: role("sender-fcm"),
+      stage: 1,
+      health: ports.senderFcm,
+      env: {
+        ADMIN_PORT: ports.senderFcm,
+        CREDENTIAL_URL: rpc(ports.credential),
+        FCM_URL: providers.FCM_URL,
+        ...(providers.FCM_TOKEN_URL ? { FCM_TOKEN_URL: providers.FCM_TOKEN_URL } : {}),
+      },
+    },
+    {
+      name: "sender-webpush",
+      args: role("sender-webpush"),
+      stage: 1,
+      health: ports.senderWebpush,
+      env: { ADMIN_PORT: ports.senderWebpush, CREDENTIAL_URL: rpc(ports.credential) },
+    },
+    {
+      name: "gateway",
+      args: role("gateway"),
+      stage: 2,
+      health: ports.gateway,
       env: {
         PORT: ports.gateway,
         CREDENTIAL_URL: rpc(ports.credential),
         DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry),
         CAMPAIGN_URL: rpc(ports.campaign),
-      } },
+      },
+    },
   ].map((p) => ({ ...p, env: Object.fromEntries(Object.entries(p.env).map(([k, v]) => [k, String(v)])) }));
 }

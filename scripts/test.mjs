@@ -1,19 +1,29 @@
 #!/usr/bin/env node
-// `npm test`: makes sure the infrastructure runs (starting installed servers), checks
-// types, then runs every vitest project. Extra arguments go to vitest.
+// `npm test`: runs on the pinned Node, makes sure the infrastructure runs (starting
+// installed servers), checks format and lint (Biome) and types, then runs every vitest
+// project. Extra arguments go to vitest.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureInfra } from "./infra.mjs";
+import { ensurePinnedNode } from "./pinned-node.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(root);
 
 try {
+  await ensurePinnedNode();
+  console.log(`npm test: Node.js ${process.version}`);
   await ensureInfra({ install: process.env.HERALD_INSTALL_INFRA === "1" });
 } catch (err) {
   console.error(`npm test: ${err.message}`);
   process.exit(1);
+}
+
+const biome = spawnSync("npx", ["biome", "check", "."], { stdio: "inherit" });
+if (biome.status !== 0) {
+  console.error("npm test: format or lint check failed (fix with: npm run format)");
+  process.exit(biome.status ?? 1);
 }
 
 const tsc = spawnSync("npx", ["tsc", "-p", "tsconfig.json", "--noEmit"], { stdio: "inherit" });

@@ -4,9 +4,10 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { SOURCE_NODE_ARGS } from "./processes.mjs";
 
 export function ensureSimulatorCa(root) {
-  const out = execFileSync(process.execPath, ["--import", "tsx", "services/provider-sim/src/ca-cli.ts"], {
+  const out = execFileSync(process.execPath, [...SOURCE_NODE_ARGS, "services/provider-sim/src/ca-cli.ts"], {
     cwd: root,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
@@ -17,7 +18,11 @@ export function ensureSimulatorCa(root) {
 /** Writes .herald/ca-bundle.pem and returns its path. */
 export function caBundle(root, simCaPath, userCaFile = process.env.NODE_EXTRA_CA_CERTS) {
   const parts = [];
-  if (userCaFile && existsSync(userCaFile) && path.resolve(userCaFile) !== path.resolve(root, ".herald/ca-bundle.pem")) {
+  if (
+    userCaFile &&
+    existsSync(userCaFile) &&
+    path.resolve(userCaFile) !== path.resolve(root, ".herald/ca-bundle.pem")
+  ) {
     parts.push(readFileSync(userCaFile, "utf8").trim());
   }
   parts.push(readFileSync(simCaPath, "utf8").trim());

@@ -3,7 +3,7 @@ import { createMetricsRegistry, type Logger } from "@herald/runtime";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { Registry } from "prom-client";
-import packageJson from "../package.json" with { type: "json" };
+import { createRequire } from "node:module";
 import { AppDirectory } from "./app-directory.js";
 import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
 import { createJwtVerifier } from "./auth/jwt-verifier.js";
@@ -29,6 +29,9 @@ import { registerPushRoutes } from "./routes/push.js";
 import { registerSegmentRoutes } from "./routes/segments.js";
 import { sharedSchemas } from "./schemas/components.js";
 import { createValidatorCompiler } from "./validation.js";
+
+// Read at run time, not imported: the same path works from src/ (dev) and dist/ (built).
+const packageJson = createRequire(import.meta.url)("../package.json") as { version: string };
 
 export type AppConfig = Pick<
   Config,
@@ -98,7 +101,9 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   registerMetrics(app, metrics);
   registerHealthRoutes(app, readinessCheck(opts));
 
-  const apiKeys = new ApiKeyVerifier(verifyWith(opts.credential, config.rateLimitPerMinute), config.authCacheMs, { now });
+  const apiKeys = new ApiKeyVerifier(verifyWith(opts.credential, config.rateLimitPerMinute), config.authCacheMs, {
+    now,
+  });
   const jwt =
     config.jwtIssuer && config.jwtJwksUrl
       ? createJwtVerifier({

@@ -60,7 +60,12 @@ describe("campaignView", () => {
         completedAt: T2,
         updatedAt: T2,
         dataJson: '{"action_url":"https://acme.example/sale","n":1}',
-        options: { ttlSeconds: 3600, priority: Priority.HIGH, collapseId: "sale", imageUrl: "https://acme.example/a.png" },
+        options: {
+          ttlSeconds: 3600,
+          priority: Priority.HIGH,
+          collapseId: "sale",
+          imageUrl: "https://acme.example/a.png",
+        },
         stats: { sent: 1_234_567n, delivered: 1_234_000n, failed: 500n, bounced: 60n, throttled: 7n },
       }),
     );
@@ -75,7 +80,14 @@ describe("campaignView", () => {
       priority: "high",
       collapse_id: "sale",
       image_url: "https://acme.example/a.png",
-      stats: { campaign_id: CAMPAIGN_ID, sent: 1_234_567, delivered: 1_234_000, failed: 500, bounced: 60, throttled: 7 },
+      stats: {
+        campaign_id: CAMPAIGN_ID,
+        sent: 1_234_567,
+        delivered: 1_234_000,
+        failed: 500,
+        bounced: 60,
+        throttled: 7,
+      },
     });
     expect(typeof view.audience_size).toBe("number");
   });
@@ -101,7 +113,11 @@ describe("campaignView", () => {
   it("treats an unspecified status, a missing target or timestamp as a backend bug", () => {
     expect(() => campaignView(minimal({ status: CampaignStatus.UNSPECIFIED }))).toThrow(/status/);
     expect(() => campaignView(minimal({ target: {} }))).toThrow(/target/);
-    expect(() => campaignView(create(CampaignSchema, { status: CampaignStatus.QUEUED, target: { target: { case: "all", value: {} } } }))).toThrow(/timestamp/);
+    expect(() =>
+      campaignView(
+        create(CampaignSchema, { status: CampaignStatus.QUEUED, target: { target: { case: "all", value: {} } } }),
+      ),
+    ).toThrow(/timestamp/);
   });
 });
 
@@ -112,7 +128,10 @@ describe("targetView", () => {
       type: "users",
       external_ids_count: 3,
     });
-    expect(target({ target: { case: "segment", value: { segmentId: SEGMENT_ID } } })).toEqual({ type: "segment", segment_id: SEGMENT_ID });
+    expect(target({ target: { case: "segment", value: { segmentId: SEGMENT_ID } } })).toEqual({
+      type: "segment",
+      segment_id: SEGMENT_ID,
+    });
     expect(target({ target: { case: "all", value: {} } })).toEqual({ type: "all" });
   });
 });
@@ -160,14 +179,26 @@ describe("segmentView", () => {
     const rule = segmentRuleView(
       segment({
         rule: {
-          tagsAny: ["a"], tagsAll: ["b", "c"], tagsNone: ["d"], platforms: [Platform.ANDROID], languages: ["pt"],
-          appVersions: ["2.0.0"], timezones: ["Europe/Berlin"], hasExternalId: true,
+          tagsAny: ["a"],
+          tagsAll: ["b", "c"],
+          tagsNone: ["d"],
+          platforms: [Platform.ANDROID],
+          languages: ["pt"],
+          appVersions: ["2.0.0"],
+          timezones: ["Europe/Berlin"],
+          hasExternalId: true,
         },
       }).rule,
     );
     expect(rule).toEqual({
-      tags_any: ["a"], tags_all: ["b", "c"], tags_none: ["d"], platforms: ["android"], languages: ["pt"],
-      app_versions: ["2.0.0"], timezones: ["Europe/Berlin"], has_external_id: true,
+      tags_any: ["a"],
+      tags_all: ["b", "c"],
+      tags_none: ["d"],
+      platforms: ["android"],
+      languages: ["pt"],
+      app_versions: ["2.0.0"],
+      timezones: ["Europe/Berlin"],
+      has_external_id: true,
     });
   });
 });

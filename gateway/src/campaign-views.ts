@@ -1,5 +1,11 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { CampaignStatus, Priority, type Campaign, type CampaignStats, type CampaignTarget } from "@herald/proto/campaign";
+import {
+  CampaignStatus,
+  Priority,
+  type Campaign,
+  type CampaignStats,
+  type CampaignTarget,
+} from "@herald/proto/campaign";
 import type { Segment, SegmentRule } from "@herald/proto/device";
 import { iso, platformName, type PlatformName } from "./views.js";
 
@@ -54,7 +60,10 @@ export function campaignStatsView(campaignId: string, stats: CampaignStats | und
   };
 }
 
-export type TargetJson = { type: "all" } | { type: "users"; external_ids_count: number } | { type: "segment"; segment_id: string };
+export type TargetJson =
+  | { type: "all" }
+  | { type: "users"; external_ids_count: number }
+  | { type: "segment"; segment_id: string };
 
 export function targetView(target: CampaignTarget | undefined): TargetJson {
   const t = target?.target;

@@ -6,7 +6,10 @@ const corsOrigins = (name: string): EnvVar<"*" | string[]> => ({
   default: "*",
   parse: (s) => {
     if (s.trim() === "*") return "*";
-    const origins = s.split(",").map((o) => o.trim()).filter((o) => o.length > 0);
+    const origins = s
+      .split(",")
+      .map((o) => o.trim())
+      .filter((o) => o.length > 0);
     for (const o of origins) {
       if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new Error("each origin must look like https://admin.example.com");
     }

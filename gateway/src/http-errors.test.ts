@@ -135,9 +135,19 @@ describe("fieldErrors", () => {
   it("names the missing, unknown and discriminator fields", () => {
     expect(
       fieldErrors([
-        { keyword: "required", instancePath: "", message: "must have required property 'name'", params: { missingProperty: "name" } },
+        {
+          keyword: "required",
+          instancePath: "",
+          message: "must have required property 'name'",
+          params: { missingProperty: "name" },
+        },
         { keyword: "additionalProperties", instancePath: "/data", message: "x", params: { additionalProperty: "nme" } },
-        { keyword: "discriminator", instancePath: "", message: "x", params: { error: "mapping", tag: "platform", tagValue: "bb" } },
+        {
+          keyword: "discriminator",
+          instancePath: "",
+          message: "x",
+          params: { error: "mapping", tag: "platform", tagValue: "bb" },
+        },
         { keyword: "type", instancePath: "", message: "must be object", params: {} },
       ]),
     ).toEqual([
@@ -153,12 +163,28 @@ describe("fieldErrors of bad keys", () => {
   it("reports a key refused by propertyNames once, by its pointer, cut short and escaped", () => {
     expect(
       fieldErrors([
-        { keyword: "pattern", instancePath: "/contents", message: "must match pattern", params: {}, propertyName: "EN" },
-        { keyword: "propertyNames", instancePath: "/contents", message: "property name must be valid", params: { propertyName: "EN" } },
+        {
+          keyword: "pattern",
+          instancePath: "/contents",
+          message: "must match pattern",
+          params: {},
+          propertyName: "EN",
+        },
+        {
+          keyword: "propertyNames",
+          instancePath: "/contents",
+          message: "property name must be valid",
+          params: { propertyName: "EN" },
+        },
       ]),
     ).toEqual([{ field: "/contents/EN", message: "is not an allowed key" }]);
     const [long] = fieldErrors([
-      { keyword: "propertyNames", instancePath: "/data", message: "x", params: { propertyName: `a/b~${"x".repeat(100)}` } },
+      {
+        keyword: "propertyNames",
+        instancePath: "/data",
+        message: "x",
+        params: { propertyName: `a/b~${"x".repeat(100)}` },
+      },
     ]);
     expect(long!.field).toBe(`/data/a~1b~0${"x".repeat(60)}`);
   });

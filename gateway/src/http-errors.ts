@@ -3,7 +3,8 @@ import { ERROR_NAME_HEADER } from "@herald/runtime";
 
 /**
  * The one place that decides how a failure looks on the wire: an HTTP status and the
- * seed's body `{"error": Name, "message": text}` (plus `details` for validation).
+ * API's error body `{"error": Name, "message": text}` (plus `details` for validation;
+ * docs/design.md §3 Errors).
  * Everything a route, hook or backend can throw ends up in `toErrorReply`.
  */
 
@@ -39,7 +40,8 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: FieldError[]) => new HttpError(400, "ValidationError", message, details);
+export const badRequest = (message: string, details?: FieldError[]) =>
+  new HttpError(400, "ValidationError", message, details);
 export const unauthorized = (message: string) => new HttpError(401, "Unauthorized", message);
 export const forbidden = (message: string) => new HttpError(403, "Forbidden", message);
 export const notFound = (message: string) => new HttpError(404, "NotFound", message);
@@ -121,27 +123,29 @@ const pointerSegment = (key: string): string => key.slice(0, 64).replaceAll("~",
 export function fieldErrors(violations: SchemaViolation[]): FieldError[] {
   // A bad key yields two violations, the inner one (with propertyName) and the
   // `propertyNames` summary; one detail naming the key says it all.
-  return violations.filter((v) => v.propertyName === undefined).map((v) => {
-    let field = v.instancePath;
-    let message = v.message ?? "is invalid";
-    if (v.keyword === "required") {
-      field += `/${String(v.params.missingProperty)}`;
-      message = "is required";
-    }
-    if (v.keyword === "additionalProperties") {
-      field += `/${String(v.params.additionalProperty)}`;
-      message = "is not a known field";
-    }
-    if (v.keyword === "propertyNames" && typeof v.params.propertyName === "string") {
-      field += `/${pointerSegment(v.params.propertyName)}`;
-      message = "is not an allowed key";
-    }
-    if (v.keyword === "discriminator" && typeof v.params.tag === "string") {
-      field += `/${v.params.tag}`;
-      message = v.params.error === "tag" ? "is required and must be a string" : "is not one of the allowed values";
-    }
-    return { field: field || "/", message };
-  });
+  return violations
+    .filter((v) => v.propertyName === undefined)
+    .map((v) => {
+      let field = v.instancePath;
+      let message = v.message ?? "is invalid";
+      if (v.keyword === "required") {
+        field += `/${String(v.params.missingProperty)}`;
+        message = "is required";
+      }
+      if (v.keyword === "additionalProperties") {
+        field += `/${String(v.params.additionalProperty)}`;
+        message = "is not a known field";
+      }
+      if (v.keyword === "propertyNames" && typeof v.params.propertyName === "string") {
+        field += `/${pointerSegment(v.params.propertyName)}`;
+        message = "is not an allowed key";
+      }
+      if (v.keyword === "discriminator" && typeof v.params.tag === "string") {
+        field += `/${v.params.tag}`;
+        message = v.params.error === "tag" ? "is required and must be a string" : "is not one of the allowed values";
+      }
+      return { field: field || "/", message };
+    });
 }
 
 /**
@@ -154,7 +158,9 @@ export function fromSchemaViolations(part: RequestPart, violations: SchemaViolat
   }
   const details = fieldErrors(violations);
   const first = details[0];
-  const message = first ? `invalid ${PART_LABEL[part]}: ${first.field} ${first.message}` : `invalid ${PART_LABEL[part]}`;
+  const message = first
+    ? `invalid ${PART_LABEL[part]}: ${first.field} ${first.message}`
+    : `invalid ${PART_LABEL[part]}`;
   return { status: 400, body: { error: "ValidationError", message, details }, internal: false };
 }
 

@@ -43,7 +43,10 @@ export class RateLimiter {
     const key = `${this.keyPrefix}ratelimit:${identity}`;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`rate-limit store did not answer within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
     });
     try {
       const [count, ttlMs] = await Promise.race([this.run(key), timeout]);

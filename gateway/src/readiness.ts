@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { within } from "@herald/runtime";
 import type { Redis } from "ioredis";
 import type { CampaignClient, CredentialClient, DeviceClient } from "./backends.js";
 
@@ -10,20 +11,6 @@ const TIMEOUT_MS = 2_000;
 function answered(err: unknown): boolean {
   if (!(err instanceof ConnectError)) return false;
   return ![Code.Unavailable, Code.DeadlineExceeded, Code.Internal, Code.Unknown, Code.Canceled].includes(err.code);
-}
-
-async function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("timed out")), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export type ReadinessCheck = () => Promise<Record<string, boolean>>;
@@ -38,7 +25,10 @@ export interface ReadinessDeps {
 export function readinessCheck(deps: ReadinessDeps): ReadinessCheck {
   return async () => {
     const [redis, credential, deviceRegistry, campaign] = await Promise.all([
-      within(TIMEOUT_MS, deps.redis.ping()).then(() => true, () => false),
+      within(TIMEOUT_MS, deps.redis.ping()).then(
+        () => true,
+        () => false,
+      ),
       deps.credential.getApp({ appId: NO_ID }, { timeoutMs: TIMEOUT_MS }).then(() => true, answered),
       deps.devices.getDevice({ id: NO_ID }, { timeoutMs: TIMEOUT_MS }).then(() => true, answered),
       deps.campaigns.getCampaign({ id: NO_ID }, { timeoutMs: TIMEOUT_MS }).then(() => true, answered),

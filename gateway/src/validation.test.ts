@@ -8,7 +8,9 @@ import { sendSchema, sendToSegmentSchema, sendToUsersSchema } from "./schemas/pu
 import { createSegmentSchema, updateSegmentSchema } from "./schemas/segments.js";
 import { createValidatorCompiler } from "./validation.js";
 
-type Validate = ((data: unknown) => boolean) & { errors?: { keyword: string; instancePath: string; params: Record<string, unknown> }[] | null };
+type Validate = ((data: unknown) => boolean) & {
+  errors?: { keyword: string; instancePath: string; params: Record<string, unknown> }[] | null;
+};
 
 const compile = createValidatorCompiler(sharedSchemas);
 const validator = (schema: object, httpPart: string) =>
@@ -43,7 +45,9 @@ describe("body validation", () => {
     expect(put({ platform: "web", vapid_subject: "mailto:a@b.example" })).toBe(true);
     expect(put({ platform: "web" })).toBe(false);
     expect(put.errors?.[0]).toMatchObject({ keyword: "required", params: { missingProperty: "vapid_subject" } });
-    expect(put({ platform: "ios", apns_p8_key: P8, apns_key_id: "A", apns_team_id: "B", vapid_subject: "x" })).toBe(false);
+    expect(put({ platform: "ios", apns_p8_key: P8, apns_key_id: "A", apns_team_id: "B", vapid_subject: "x" })).toBe(
+      false,
+    );
     expect(put.errors?.[0]?.keyword).toBe("additionalProperties");
     expect(put({ platform: "blackberry" })).toBe(false);
     expect(put.errors?.[0]?.keyword).toBe("discriminator");
@@ -118,7 +122,11 @@ describe("send bodies", () => {
     ["region in language", { ...ok, contents: { "pt-BR": { title: "x" } } }, "propertyNames"],
     ["three-letter language", { ...ok, contents: { eng: { title: "x" } } }, "propertyNames"],
     ["content without text", { ...ok, contents: { en: {} } }, "minProperties"],
-    ["content with an unknown field", { ...ok, contents: { en: { title: "x", subtitle: "y" } } }, "additionalProperties"],
+    [
+      "content with an unknown field",
+      { ...ok, contents: { en: { title: "x", subtitle: "y" } } },
+      "additionalProperties",
+    ],
     ["content as a string", { ...ok, contents: { en: "Hi" } }, "type"],
     ["title too long", { ...ok, contents: { en: { title: "x".repeat(257) } } }, "maxLength"],
     ["body too long", { ...ok, contents: { en: { body: "x".repeat(2049) } } }, "maxLength"],
@@ -162,7 +170,10 @@ describe("send bodies", () => {
 
   it("checks the Idempotency-Key header", () => {
     // Fastify lower-cases header schemas before compiling them, as here.
-    const schema = { type: "object", properties: { "idempotency-key": sendSchema.headers.properties["Idempotency-Key"] } };
+    const schema = {
+      type: "object",
+      properties: { "idempotency-key": sendSchema.headers.properties["Idempotency-Key"] },
+    };
     const headers = validator(schema, "headers");
     expect(headers({})).toBe(true);
     expect(headers({ "idempotency-key": "5b1f8c0e-2a4d-4f7e-9c3b-8d6a1e0f2b47" })).toBe(true);
@@ -178,7 +189,9 @@ describe("segment bodies", () => {
   const app_id = "7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11";
 
   it("accepts rules of any set parts", () => {
-    expect(createSegment({ app_id, name: "Beta", rule: { tags_any: ["beta"], platforms: ["ios"], has_external_id: true } })).toBe(true);
+    expect(
+      createSegment({ app_id, name: "Beta", rule: { tags_any: ["beta"], platforms: ["ios"], has_external_id: true } }),
+    ).toBe(true);
     expect(updateSegment({ name: "Renamed" })).toBe(true);
     expect(updateSegment({ rule: { languages: ["de", "pt-BR"] } })).toBe(true);
   });

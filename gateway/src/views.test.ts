@@ -128,13 +128,23 @@ describe("platform config views", () => {
     platform: Platform.IOS,
     fingerprint: "f1",
     updatedAt: T1,
-    details: { case: "apns", value: { keyId: "ABC123DEFG", teamId: "DEF123GHIJ", topic: "com.acme", environment: "sandbox" } },
+    details: {
+      case: "apns",
+      value: { keyId: "ABC123DEFG", teamId: "DEF123GHIJ", topic: "com.acme", environment: "sandbox" },
+    },
   });
   const android = create(PlatformConfigSchema, {
     platform: Platform.ANDROID,
     fingerprint: "f2",
     updatedAt: T1,
-    details: { case: "fcm", value: { projectId: "p", clientEmail: "sa@p.iam.gserviceaccount.com", tokenUri: "https://oauth2.googleapis.com/token" } },
+    details: {
+      case: "fcm",
+      value: {
+        projectId: "p",
+        clientEmail: "sa@p.iam.gserviceaccount.com",
+        tokenUri: "https://oauth2.googleapis.com/token",
+      },
+    },
   });
   const web = create(PlatformConfigSchema, {
     platform: Platform.WEB,

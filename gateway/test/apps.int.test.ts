@@ -34,9 +34,21 @@ afterAll(async () => {
 
 describe("apps", () => {
   it("creates, reads, lists, updates and deletes", async () => {
-    const created = await gw.call("POST", "/v1/apps", key, { name: "Acme", platform: "android", bundle_id: "com.acme.crud" });
+    const created = await gw.call("POST", "/v1/apps", key, {
+      name: "Acme",
+      platform: "android",
+      bundle_id: "com.acme.crud",
+    });
     expect(created.status, created.text).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(["bundle_id", "created_at", "id", "name", "org_id", "platform", "updated_at"]);
+    expect(Object.keys(created.body).sort()).toEqual([
+      "bundle_id",
+      "created_at",
+      "id",
+      "name",
+      "org_id",
+      "platform",
+      "updated_at",
+    ]);
     expect(created.body).toMatchObject({ name: "Acme", platform: "android", bundle_id: "com.acme.crud" });
     expect(created.body.created_at).toMatch(ISO);
     const id = created.body.id as string;
@@ -68,7 +80,11 @@ describe("apps", () => {
 
   it("answers 409 for a duplicate bundle_id", async () => {
     const app = await createApp();
-    expectError(await gw.call("POST", "/v1/apps", key, { name: "Again", platform: "ios", bundle_id: app.bundle_id }), 409, "Conflict");
+    expectError(
+      await gw.call("POST", "/v1/apps", key, { name: "Again", platform: "ios", bundle_id: app.bundle_id }),
+      409,
+      "Conflict",
+    );
     const other = await createApp();
     expectError(await gw.call("PUT", `/v1/apps/${other.id}`, key, { bundle_id: app.bundle_id }), 409, "Conflict");
   });
@@ -88,7 +104,11 @@ describe("apps", () => {
     for (const body of bad) expectError(await gw.call("POST", "/v1/apps", key, body), 400, "ValidationError");
     const details = await gw.call("POST", "/v1/apps", key, { name: "x", platform: "ios" });
     expect(details.body.details).toEqual([{ field: "/bundle_id", message: "is required" }]);
-    expectError(await gw.call("POST", "/v1/apps", key, "", { "content-type": "application/json" }), 400, "ValidationError");
+    expectError(
+      await gw.call("POST", "/v1/apps", key, "", { "content-type": "application/json" }),
+      400,
+      "ValidationError",
+    );
   });
 
   it("answers 415 for a body that is not JSON", async () => {
@@ -111,7 +131,12 @@ describe("apps", () => {
   });
 
   it("answers 413 for a body over the limit", async () => {
-    const res = await gw.call("POST", "/v1/apps", key, { name: "a", platform: "ios", bundle_id: "com.big", pad: "x".repeat(2 * 1024 * 1024) });
+    const res = await gw.call("POST", "/v1/apps", key, {
+      name: "a",
+      platform: "ios",
+      bundle_id: "com.big",
+      pad: "x".repeat(2 * 1024 * 1024),
+    });
     expectError(res, 413, "PayloadTooLarge");
     expect(res.headers["x-ratelimit-limit"]).toBe("1000");
   });
@@ -125,7 +150,6 @@ describe("apps", () => {
     expectError(await gw.call("GET", "/nothing", undefined), 404, "NotFound");
   });
 });
-
 
 describe("platform configs", () => {
   it("stores iOS, Android and Web credentials and shows only public parts", async () => {
@@ -165,7 +189,10 @@ describe("platform configs", () => {
       fingerprint: expect.any(String),
       updated_at: expect.stringMatching(ISO),
     });
-    const asText = await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, { platform: "android", fcm_service_account: sa.json });
+    const asText = await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, {
+      platform: "android",
+      fcm_service_account: sa.json,
+    });
     expect(asText.status, asText.text).toBe(200);
     expect(asText.body).toMatchObject({ project_id: sa.projectId, client_email: sa.clientEmail });
 
@@ -221,21 +248,44 @@ describe("platform configs", () => {
       "UnprocessableEntity",
     );
     expectError(
-      await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, { platform: "android", fcm_service_account: { project_id: "p" } }),
+      await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, {
+        platform: "android",
+        fcm_service_account: { project_id: "p" },
+      }),
       422,
       "UnprocessableEntity",
     );
-    expectError(await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, { platform: "blackberry" }), 400, "ValidationError");
-    expectError(await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, { platform: "web" }), 400, "ValidationError");
     expectError(
-      await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, { platform: "ios", apns_p8_key: p8, apns_key_id: "A", apns_team_id: "B", apns_environment: "staging" }),
+      await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, { platform: "blackberry" }),
       400,
       "ValidationError",
     );
-    expectError(await gw.call("POST", `/v1/apps/${randomUUID()}/platform-config`, key, { platform: "web", vapid_subject: "mailto:a@b.c" }), 404, "NotFound");
+    expectError(
+      await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, { platform: "web" }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await gw.call("POST", `/v1/apps/${app.id}/platform-config`, key, {
+        platform: "ios",
+        apns_p8_key: p8,
+        apns_key_id: "A",
+        apns_team_id: "B",
+        apns_environment: "staging",
+      }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await gw.call("POST", `/v1/apps/${randomUUID()}/platform-config`, key, {
+        platform: "web",
+        vapid_subject: "mailto:a@b.c",
+      }),
+      404,
+      "NotFound",
+    );
   });
 });
-
 
 describe("API keys", () => {
   it("creates keys shown once, lists them without secrets and revokes them", async () => {
@@ -253,7 +303,11 @@ describe("API keys", () => {
       secret: expect.stringMatching(/^hk_live_[A-Za-z0-9]{32,}$/),
     });
     secretsSeen.push(created.body.secret);
-    const org = await gw.call("POST", `/v1/apps/${app.id}/api-keys`, key, { name: "backend", scope: "org", rate_limit_per_minute: 50 });
+    const org = await gw.call("POST", `/v1/apps/${app.id}/api-keys`, key, {
+      name: "backend",
+      scope: "org",
+      rate_limit_per_minute: 50,
+    });
     expect(org.status, org.text).toBe(201);
     expect(org.body).toMatchObject({ scope: "org", rate_limit_per_minute: 50 });
     secretsSeen.push(org.body.secret);
@@ -272,13 +326,18 @@ describe("API keys", () => {
 
   it("validates key bodies", async () => {
     const app = await createApp();
-    for (const body of [{}, { name: "" }, { name: "k", scope: "global" }, { name: "k", rate_limit_per_minute: 0 },
-      { name: "k", rate_limit_per_minute: 1_000_001 }, { name: "k", rate_limit_per_minute: "10" }]) {
+    for (const body of [
+      {},
+      { name: "" },
+      { name: "k", scope: "global" },
+      { name: "k", rate_limit_per_minute: 0 },
+      { name: "k", rate_limit_per_minute: 1_000_001 },
+      { name: "k", rate_limit_per_minute: "10" },
+    ]) {
       expectError(await gw.call("POST", `/v1/apps/${app.id}/api-keys`, key, body), 400, "ValidationError");
     }
   });
 });
-
 
 describe("secrets", () => {
   it("never reach the gateway's log", () => {

@@ -6,7 +6,14 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apnsToken } from "../../test/support/device-tokens.js";
 import { uniqueName } from "../../test/support/unique.js";
-import { createApp as createAppWith, expectError, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import {
+  createApp as createAppWith,
+  expectError,
+  startBackends,
+  startGateway,
+  type Backends,
+  type TestGateway,
+} from "./harness.js";
 
 // Authentication (API keys and session JWTs), scopes and rate limiting through the
 // gateway, against the real credential and device-registry services.
@@ -37,7 +44,10 @@ async function serveJwks(publicJwk: JWK): Promise<http.Server> {
   return server;
 }
 
-function sessionToken(claims: Record<string, unknown>, opts: { key?: CryptoKey; exp?: string | number; iss?: string; aud?: string } = {}) {
+function sessionToken(
+  claims: Record<string, unknown>,
+  opts: { key?: CryptoKey; exp?: string | number; iss?: string; aud?: string } = {},
+) {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "ES256", kid: "test-key" })
     .setIssuer(opts.iss ?? ISSUER)
@@ -108,7 +118,11 @@ describe("scopes", () => {
     const mine = await createApp();
     const other = await createApp();
     const scoped = (await createKey(mine.id)).secret;
-    const otherDevice = await gw.call("POST", "/v1/devices/register", key(), { app_id: other.id, push_token: apnsToken(), platform: "ios" });
+    const otherDevice = await gw.call("POST", "/v1/devices/register", key(), {
+      app_id: other.id,
+      push_token: apnsToken(),
+      platform: "ios",
+    });
     expect(otherDevice.status).toBe(200);
 
     expect((await gw.call("GET", `/v1/apps/${mine.id}`, scoped)).status).toBe(200);
@@ -120,22 +134,46 @@ describe("scopes", () => {
     expectError(await gw.call("GET", `/v1/apps/${other.id}/platform-config`, scoped), 403, "Forbidden");
     expectError(await gw.call("GET", `/v1/apps/${other.id}/api-keys`, scoped), 403, "Forbidden");
     expectError(await gw.call("GET", `/v1/devices/${otherDevice.body.id}`, scoped), 403, "Forbidden");
-    expectError(await gw.call("PUT", `/v1/devices/${otherDevice.body.id}`, scoped, { language: "en" }), 403, "Forbidden");
+    expectError(
+      await gw.call("PUT", `/v1/devices/${otherDevice.body.id}`, scoped, { language: "en" }),
+      403,
+      "Forbidden",
+    );
     expectError(await gw.call("DELETE", `/v1/devices/${otherDevice.body.id}`, scoped), 403, "Forbidden");
     expectError(await gw.call("POST", `/v1/devices/${otherDevice.body.id}/opt-out`, scoped), 403, "Forbidden");
     expectError(await gw.call("GET", `/v1/devices?app_id=${other.id}`, scoped), 403, "Forbidden");
-    expectError(await gw.call("POST", "/v1/devices/register", scoped, { app_id: other.id, push_token: apnsToken(), platform: "ios" }), 403, "Forbidden");
+    expectError(
+      await gw.call("POST", "/v1/devices/register", scoped, {
+        app_id: other.id,
+        push_token: apnsToken(),
+        platform: "ios",
+      }),
+      403,
+      "Forbidden",
+    );
     expectError(await gw.call("GET", `/v1/devices/${randomUUID()}`, scoped), 404, "NotFound");
 
     // Organization-wide actions need an organization-scoped key.
-    expectError(await gw.call("POST", "/v1/apps", scoped, { name: "n", platform: "web", bundle_id: "com.scoped.new" }), 403, "Forbidden");
+    expectError(
+      await gw.call("POST", "/v1/apps", scoped, { name: "n", platform: "web", bundle_id: "com.scoped.new" }),
+      403,
+      "Forbidden",
+    );
     expectError(await gw.call("DELETE", `/v1/apps/${mine.id}`, scoped), 403, "Forbidden");
-    expectError(await gw.call("POST", `/v1/apps/${mine.id}/api-keys`, scoped, { name: "escalate", scope: "org" }), 403, "Forbidden");
+    expectError(
+      await gw.call("POST", `/v1/apps/${mine.id}/api-keys`, scoped, { name: "escalate", scope: "org" }),
+      403,
+      "Forbidden",
+    );
     const orgKey = await createKey(mine.id, { scope: "org" });
     expectError(await gw.call("DELETE", `/v1/apps/${mine.id}/api-keys/${orgKey.id}`, scoped), 403, "Forbidden");
 
     // Within its app it may do the rest, including minting and revoking app keys.
-    const own = await gw.call("POST", "/v1/devices/register", scoped, { app_id: mine.id, push_token: apnsToken(), platform: "ios" });
+    const own = await gw.call("POST", "/v1/devices/register", scoped, {
+      app_id: mine.id,
+      push_token: apnsToken(),
+      platform: "ios",
+    });
     expect(own.status, own.text).toBe(200);
     const ownList = await gw.call("GET", "/v1/devices", scoped);
     expect(ownList.body.data.map((d: { id: string }) => d.id)).toEqual([own.body.id]);
@@ -151,7 +189,11 @@ describe("session JWTs", () => {
     const list = await gw.call("GET", "/v1/apps", token);
     expect(list.status, list.text).toBe(200);
     expect(list.headers["x-ratelimit-limit"]).toBe("1000");
-    const created = await gw.call("POST", "/v1/apps", token, { name: "From JWT", platform: "web", bundle_id: `com.jwt.${randomUUID().slice(0, 6)}` });
+    const created = await gw.call("POST", "/v1/apps", token, {
+      name: "From JWT",
+      platform: "web",
+      bundle_id: `com.jwt.${randomUUID().slice(0, 6)}`,
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.org_id).toBe(orgId);
   });
@@ -193,7 +235,11 @@ describe("session JWTs", () => {
   it("answer 503, not 401, while the key set cannot be fetched", async () => {
     const unreachable = await startGateway(backends, { jwtIssuer: ISSUER, jwtJwksUrl: "http://127.0.0.1:9/jwks.json" });
     try {
-      expectError(await unreachable.call("GET", "/v1/apps", await sessionToken({ org_id: orgId })), 503, "ServiceUnavailable");
+      expectError(
+        await unreachable.call("GET", "/v1/apps", await sessionToken({ org_id: orgId })),
+        503,
+        "ServiceUnavailable",
+      );
     } finally {
       await unreachable.close();
     }
@@ -214,7 +260,10 @@ describe("rate limiting", () => {
     const app = await createApp();
     const limited = await createKey(app.id, { rate_limit_per_minute: 5 });
     const prefix = `${uniqueName("gwshared")}:`;
-    const replicas = [await startGateway(backends, { redisKeyPrefix: prefix }), await startGateway(backends, { redisKeyPrefix: prefix })];
+    const replicas = [
+      await startGateway(backends, { redisKeyPrefix: prefix }),
+      await startGateway(backends, { redisKeyPrefix: prefix }),
+    ];
     try {
       const resets = new Set<string>();
       for (let i = 0; i < 5; i++) {
@@ -249,7 +298,11 @@ describe("rate limiting", () => {
 
   it("fails open, with a full window in the headers, when Redis is unreachable", async () => {
     // A connection that cannot answer: what a Redis outage looks like to the limiter.
-    const dead = new Redis("redis://127.0.0.1:1", { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+    const dead = new Redis("redis://127.0.0.1:1", {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     dead.on("error", () => undefined);
     const broken = await startGateway(backends, {}, { redis: dead });
     try {
@@ -257,11 +310,16 @@ describe("rate limiting", () => {
       expect(res.status).toBe(200);
       expect(res.headers["x-ratelimit-limit"]).toBe("1000");
       expect(res.headers["x-ratelimit-remaining"]).toBe("1000");
-      expect((await broken.call("GET", "/metrics")).text).toMatch(/herald_gateway_rate_limit_store_errors_total\{[^}]*\} 1/);
+      expect((await broken.call("GET", "/metrics")).text).toMatch(
+        /herald_gateway_rate_limit_store_errors_total\{[^}]*\} 1/,
+      );
       expect(broken.logs.text()).toContain("rate-limit store unavailable");
       const ready = await broken.call("GET", "/readyz");
       expect(ready.status).toBe(503);
-      expect(ready.body).toEqual({ status: "unavailable", checks: { redis: false, credential: true, device_registry: true, campaign: true } });
+      expect(ready.body).toEqual({
+        status: "unavailable",
+        checks: { redis: false, credential: true, device_registry: true, campaign: true },
+      });
     } finally {
       await broken.close();
       dead.disconnect();

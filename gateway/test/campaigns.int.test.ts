@@ -21,7 +21,12 @@ let key: string;
 
 const createApp = () => createAppWith(gw, key);
 const content = { en: { title: "Sale", body: "50% off" }, de: { title: "Angebot" } };
-const sendBody = (appId: string, extra: Record<string, unknown> = {}) => ({ app_id: appId, name: "Spring sale", contents: content, ...extra });
+const sendBody = (appId: string, extra: Record<string, unknown> = {}) => ({
+  app_id: appId,
+  name: "Spring sale",
+  contents: content,
+  ...extra,
+});
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
 async function appScopedKey(appId: string): Promise<string> {
@@ -31,7 +36,12 @@ async function appScopedKey(appId: string): Promise<string> {
 }
 
 async function register(appId: string, extra: Record<string, unknown> = {}): Promise<void> {
-  const res = await gw.call("POST", "/v1/devices/register", key, { app_id: appId, push_token: apnsToken(), platform: "ios", ...extra });
+  const res = await gw.call("POST", "/v1/devices/register", key, {
+    app_id: appId,
+    push_token: apnsToken(),
+    platform: "ios",
+    ...extra,
+  });
   expect(res.status, res.text).toBe(200);
 }
 
@@ -62,7 +72,12 @@ describe("POST /v1/push/send", () => {
   it("creates a campaign and answers 201 with it", async () => {
     const app = await createApp();
     await register(app.id, { language: "de" });
-    const res = await gw.call("POST", "/v1/push/send", key, sendBody(app.id, { data: { action_url: "https://acme.example/sale" } }));
+    const res = await gw.call(
+      "POST",
+      "/v1/push/send",
+      key,
+      sendBody(app.id, { data: { action_url: "https://acme.example/sale" } }),
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.body).toEqual({
       id: expect.any(String),
@@ -93,7 +108,14 @@ describe("POST /v1/push/send", () => {
     expect(sending).toMatchObject({ sent_at: expect.stringMatching(ISO), completed_at: null });
     const stats = await gw.call("GET", `/v1/campaigns/${res.body.id}/stats`, key);
     expect(stats.status).toBe(200);
-    expect(stats.body).toEqual({ campaign_id: res.body.id, sent: 0, delivered: 0, failed: 0, bounced: 0, throttled: 0 });
+    expect(stats.body).toEqual({
+      campaign_id: res.body.id,
+      sent: 0,
+      delivered: 0,
+      failed: 0,
+      bounced: 0,
+      throttled: 0,
+    });
     expectError(await gw.call("POST", `/v1/campaigns/${res.body.id}/cancel`, key), 409, "CampaignNotCancellable");
   });
 
@@ -135,7 +157,11 @@ describe("POST /v1/push/send", () => {
 
   it("answers 422 for content without an en entry and for a start time in the past", async () => {
     const app = await createApp();
-    expectError(await gw.call("POST", "/v1/push/send", key, { app_id: app.id, name: "x", contents: { de: { title: "Hallo" } } }), 422, "UnprocessableEntity");
+    expectError(
+      await gw.call("POST", "/v1/push/send", key, { app_id: app.id, name: "x", contents: { de: { title: "Hallo" } } }),
+      422,
+      "UnprocessableEntity",
+    );
     const past = new Date(Date.now() - 3_600_000).toISOString();
     const res = await gw.call("POST", "/v1/push/send", key, sendBody(app.id, { scheduled_at: past }));
     expectError(res, 422, "UnprocessableEntity");
@@ -164,9 +190,22 @@ describe("POST /v1/push/send", () => {
       expect(res.body.details?.[0]?.field, JSON.stringify(body).slice(0, 80)).toBe(field);
     }
     // The service's own shape checks are 400s as well: "xx" looks like a language but is none.
-    expectError(await gw.call("POST", "/v1/push/send", key, sendBody(app.id, { contents: { en: { title: "x" }, xx: { title: "y" } } })), 400, "ValidationError");
+    expectError(
+      await gw.call(
+        "POST",
+        "/v1/push/send",
+        key,
+        sendBody(app.id, { contents: { en: { title: "x" }, xx: { title: "y" } } }),
+      ),
+      400,
+      "ValidationError",
+    );
     expectError(await gw.call("POST", "/v1/push/send", key, "{oops"), 400, "ValidationError");
-    expectError(await gw.call("POST", "/v1/push/send", key, sendBody(app.id), { "idempotency-key": "" }), 400, "ValidationError");
+    expectError(
+      await gw.call("POST", "/v1/push/send", key, sendBody(app.id), { "idempotency-key": "" }),
+      400,
+      "ValidationError",
+    );
   });
 
   it("answers 404 for an unknown app", async () => {
@@ -178,19 +217,32 @@ describe("POST /v1/push/send-to-users and send-to-segment", () => {
   it("targets external ids, counting each once", async () => {
     const app = await createApp();
     await register(app.id, { external_id: "user-1" });
-    const res = await gw.call("POST", "/v1/push/send-to-users", key, sendBody(app.id, { external_ids: ["user-1", "user-2", "user-1"] }));
+    const res = await gw.call(
+      "POST",
+      "/v1/push/send-to-users",
+      key,
+      sendBody(app.id, { external_ids: ["user-1", "user-2", "user-1"] }),
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.body.target).toEqual({ type: "users", external_ids_count: 2 });
     expectError(await gw.call("POST", "/v1/push/send-to-users", key, sendBody(app.id)), 400, "ValidationError");
     const tooMany = Array.from({ length: 10_001 }, (_, i) => `u-${i}`);
-    expectError(await gw.call("POST", "/v1/push/send-to-users", key, sendBody(app.id, { external_ids: tooMany })), 400, "ValidationError");
+    expectError(
+      await gw.call("POST", "/v1/push/send-to-users", key, sendBody(app.id, { external_ids: tooMany })),
+      400,
+      "ValidationError",
+    );
   });
 
   it("answers 404 for an unknown segment", async () => {
     const app = await createApp();
     const res = await gw.call("POST", "/v1/push/send-to-segment", key, sendBody(app.id, { segment_id: randomUUID() }));
     expectError(res, 404, "NotFound");
-    expectError(await gw.call("POST", "/v1/push/send-to-segment", key, sendBody(app.id, { segment_id: "vip" })), 400, "ValidationError");
+    expectError(
+      await gw.call("POST", "/v1/push/send-to-segment", key, sendBody(app.id, { segment_id: "vip" })),
+      400,
+      "ValidationError",
+    );
   });
 });
 
@@ -206,7 +258,9 @@ describe("Idempotency-Key", () => {
     expect(replay.body).toMatchObject({ id: first.body.id, status: "scheduled" });
 
     // Another key, or another caller with the same key, sends anew.
-    const other = await gw.call("POST", "/v1/push/send", key, sendBody(app.id), { "idempotency-key": `retry-${randomUUID()}` });
+    const other = await gw.call("POST", "/v1/push/send", key, sendBody(app.id), {
+      "idempotency-key": `retry-${randomUUID()}`,
+    });
     expect(other.status).toBe(201);
     expect(other.body.id).not.toBe(first.body.id);
     const scoped = await appScopedKey(app.id);
@@ -225,7 +279,12 @@ describe("campaigns", () => {
     const app = await createApp();
     const ids: string[] = [];
     for (let i = 0; i < 21; i++) {
-      const res = await gw.call("POST", "/v1/push/send", key, sendBody(app.id, { name: `c${i}`, scheduled_at: inAnHour() }));
+      const res = await gw.call(
+        "POST",
+        "/v1/push/send",
+        key,
+        sendBody(app.id, { name: `c${i}`, scheduled_at: inAnHour() }),
+      );
       expect(res.status, res.text).toBe(201);
       ids.push(res.body.id);
     }
@@ -255,7 +314,11 @@ describe("campaigns", () => {
     const scoped = await appScopedKey(mine.id);
     const theirs = await gw.call("POST", "/v1/push/send", key, sendBody(other.id, { scheduled_at: inAnHour() }));
     expect(theirs.status).toBe(201);
-    for (const [method, path] of [["GET", ""], ["GET", "/stats"], ["POST", "/cancel"]] as const) {
+    for (const [method, path] of [
+      ["GET", ""],
+      ["GET", "/stats"],
+      ["POST", "/cancel"],
+    ] as const) {
       expectError(await gw.call(method, `/v1/campaigns/${theirs.body.id}${path}`, scoped), 403, "Forbidden");
     }
     expect((await gw.call("GET", `/v1/campaigns/${theirs.body.id}`, key)).body.status).toBe("scheduled");
@@ -277,7 +340,11 @@ describe("CORS", () => {
     const res = await gw.app.inject({
       method: "OPTIONS",
       url: "/v1/push/send",
-      headers: { origin: "https://admin.example.com", "access-control-request-method": "POST", "access-control-request-headers": "authorization,idempotency-key" },
+      headers: {
+        origin: "https://admin.example.com",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,idempotency-key",
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(String(res.headers["access-control-allow-headers"])).toContain("Idempotency-Key");

@@ -65,16 +65,28 @@ describe("devices", () => {
     });
     const id = reg.body.id as string;
 
-    const again = await gw.call("POST", "/v1/devices/register", key, { app_id: app.id, push_token: token, platform: "ios", language: "fr" });
+    const again = await gw.call("POST", "/v1/devices/register", key, {
+      app_id: app.id,
+      push_token: token,
+      platform: "ios",
+      language: "fr",
+    });
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id, language: "fr", external_id: "user-1" });
 
-    const bare = await gw.call("POST", "/v1/devices/register", key, { app_id: app.id, push_token: fcmToken(), platform: "android" });
+    const bare = await gw.call("POST", "/v1/devices/register", key, {
+      app_id: app.id,
+      push_token: fcmToken(),
+      platform: "android",
+    });
     expect(bare.status, bare.text).toBe(200);
     expect(bare.body).toMatchObject({ external_id: null, language: null, timezone: null, app_version: null, tags: [] });
     const sub = webSubscription();
     secretsSeen.push(sub.json);
-    expect((await gw.call("POST", "/v1/devices/register", key, { app_id: app.id, push_token: sub.json, platform: "web" })).status).toBe(200);
+    expect(
+      (await gw.call("POST", "/v1/devices/register", key, { app_id: app.id, push_token: sub.json, platform: "web" }))
+        .status,
+    ).toBe(200);
 
     const page = await gw.call("GET", `/v1/devices?app_id=${app.id}&page=1&per_page=2`, key);
     expect(page.status).toBe(200);
@@ -85,9 +97,19 @@ describe("devices", () => {
 
     expect((await gw.call("GET", `/v1/devices/${id}`, key)).body).toMatchObject({ id, language: "fr" });
 
-    const upd = await gw.call("PUT", `/v1/devices/${id}`, key, { external_id: "user-2", language: "es", tags: ["vip"] });
+    const upd = await gw.call("PUT", `/v1/devices/${id}`, key, {
+      external_id: "user-2",
+      language: "es",
+      tags: ["vip"],
+    });
     expect(upd.status, upd.text).toBe(200);
-    expect(upd.body).toMatchObject({ id, external_id: "user-2", language: "es", timezone: "Europe/Berlin", tags: ["vip"] });
+    expect(upd.body).toMatchObject({
+      id,
+      external_id: "user-2",
+      language: "es",
+      timezone: "Europe/Berlin",
+      tags: ["vip"],
+    });
     const cleared = await gw.call("PUT", `/v1/devices/${id}`, key, { external_id: null, app_version: "" });
     expect(cleared.body).toMatchObject({ external_id: null, app_version: null, language: "es" });
 
@@ -96,7 +118,9 @@ describe("devices", () => {
     expect(out.status, out.text).toBe(200);
     expect(out.body.opted_in).toBe(false);
     expect((await gw.call("GET", `/v1/devices/${id}`, key)).body.opted_in).toBe(false);
-    const withEmpty = await gw.call("POST", `/v1/devices/${id}/opt-in`, key, "", { "content-type": "application/json" });
+    const withEmpty = await gw.call("POST", `/v1/devices/${id}/opt-in`, key, "", {
+      "content-type": "application/json",
+    });
     expect(withEmpty.status, withEmpty.text).toBe(200);
     expect(withEmpty.body.opted_in).toBe(true);
     expect((await gw.call("POST", `/v1/devices/${id}/opt-out`, key, {})).body.opted_in).toBe(false);
@@ -121,21 +145,56 @@ describe("devices", () => {
       { app_id: app.id, push_token: 12345, platform: "ios" },
       { push_token: apnsToken(), platform: "ios" },
     ];
-    for (const body of bad) expectError(await gw.call("POST", "/v1/devices/register", key, body), 400, "ValidationError");
-    expectError(await gw.call("POST", "/v1/devices/register", key, { app_id: randomUUID(), push_token: apnsToken(), platform: "ios" }), 404, "NotFound");
+    for (const body of bad)
+      expectError(await gw.call("POST", "/v1/devices/register", key, body), 400, "ValidationError");
+    expectError(
+      await gw.call("POST", "/v1/devices/register", key, {
+        app_id: randomUUID(),
+        push_token: apnsToken(),
+        platform: "ios",
+      }),
+      404,
+      "NotFound",
+    );
     expectError(await gw.call("GET", "/v1/devices", key), 400, "ValidationError");
     expectError(await gw.call("GET", "/v1/devices?app_id=nope", key), 400, "ValidationError");
     expectError(await gw.call("GET", `/v1/devices?app_id=${app.id}&per_page=500`, key), 400, "ValidationError");
-    for (const [method, path] of [["GET", ""], ["PUT", ""], ["DELETE", ""], ["POST", "/opt-out"], ["POST", "/opt-in"]] as const) {
-      expectError(await gw.call(method, `/v1/devices/${randomUUID()}${path}`, key, method === "PUT" ? { language: "en" } : undefined), 404, "NotFound");
-      expectError(await gw.call(method, `/v1/devices/not-a-uuid${path}`, key, method === "PUT" ? { language: "en" } : undefined), 404, "NotFound");
+    for (const [method, path] of [
+      ["GET", ""],
+      ["PUT", ""],
+      ["DELETE", ""],
+      ["POST", "/opt-out"],
+      ["POST", "/opt-in"],
+    ] as const) {
+      expectError(
+        await gw.call(
+          method,
+          `/v1/devices/${randomUUID()}${path}`,
+          key,
+          method === "PUT" ? { language: "en" } : undefined,
+        ),
+        404,
+        "NotFound",
+      );
+      expectError(
+        await gw.call(method, `/v1/devices/not-a-uuid${path}`, key, method === "PUT" ? { language: "en" } : undefined),
+        404,
+        "NotFound",
+      );
     }
-    const dev = await gw.call("POST", "/v1/devices/register", key, { app_id: app.id, push_token: apnsToken(), platform: "ios" });
+    const dev = await gw.call("POST", "/v1/devices/register", key, {
+      app_id: app.id,
+      push_token: apnsToken(),
+      platform: "ios",
+    });
     expectError(await gw.call("PUT", `/v1/devices/${dev.body.id}`, key, { opted_in: false }), 400, "ValidationError");
-    expectError(await gw.call("PUT", `/v1/devices/${dev.body.id}`, key, { timezone: "Mars/Olympus" }), 400, "ValidationError");
+    expectError(
+      await gw.call("PUT", `/v1/devices/${dev.body.id}`, key, { timezone: "Mars/Olympus" }),
+      400,
+      "ValidationError",
+    );
   });
 });
-
 
 describe("rate-limit headers and request ids", () => {
   it("are on success and on client errors alike", async () => {
@@ -167,7 +226,6 @@ describe("rate-limit headers and request ids", () => {
   });
 });
 
-
 describe("operations", () => {
   it("serves /healthz, /readyz and /metrics without authentication", async () => {
     expect(await gw.call("GET", "/healthz")).toMatchObject({ status: 200, body: { status: "ok" } });
@@ -187,7 +245,11 @@ describe("operations", () => {
     const res = await gw.app.inject({
       method: "OPTIONS",
       url: "/v1/apps",
-      headers: { origin: "https://admin.example.com", "access-control-request-method": "POST", "access-control-request-headers": "authorization,content-type" },
+      headers: {
+        origin: "https://admin.example.com",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type",
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(res.headers["access-control-allow-origin"]).toBe("*");
@@ -196,7 +258,6 @@ describe("operations", () => {
     expect(String(actual.headers["access-control-expose-headers"])).toContain("X-RateLimit-Remaining");
   });
 });
-
 
 describe("secrets", () => {
   it("never reach the gateway's log", () => {

@@ -100,7 +100,8 @@ export async function startBackends(): Promise<Backends> {
       await credential.close();
       const pool = createPool({ url: infra.databaseUrl, schema: "public", max: 1 });
       try {
-        for (const schema of [`${id}_cred`, `${id}_dev`, `${id}_cmp`]) await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        for (const schema of [`${id}_cred`, `${id}_dev`, `${id}_cmp`])
+          await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       } finally {
         await pool.end();
       }
@@ -124,7 +125,13 @@ export interface TestGateway {
   logs: LogCapture;
   redis: Redis;
   /** Sends a request with the given bearer token (none when undefined). */
-  call(method: InjectOptions["method"], url: string, token?: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  call(
+    method: InjectOptions["method"],
+    url: string,
+    token?: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -213,7 +220,7 @@ export async function startGateway(
 /** ISO 8601 UTC with milliseconds, the API's one timestamp format. */
 export const ISO_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** A JSON error answer of the seed's shape. */
+/** A JSON error answer of the API's shape (docs/design.md §3 Errors). */
 export function expectError(res: Reply, status: number, name: string): void {
   expect(res.status, res.text).toBe(status);
   expect(res.body).toMatchObject({ error: name, message: expect.any(String) });

@@ -50,7 +50,10 @@ type Operation = {
   summary?: string;
   tags?: string[];
   security?: unknown[];
-  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> }>;
+  responses: Record<
+    string,
+    { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref?: string } }> }
+  >;
 };
 
 describe("GET /openapi.json", () => {
@@ -62,11 +65,30 @@ describe("GET /openapi.json", () => {
     expect(doc.info.description).toMatch(/let through uncounted/);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     const paths = doc.paths as Record<string, Record<string, Operation>>;
-    for (const p of ["/v1/apps", "/v1/apps/{app_id}", "/v1/apps/{app_id}/platform-config", "/v1/apps/{app_id}/api-keys",
-      "/v1/apps/{app_id}/api-keys/{key_id}", "/v1/devices/register", "/v1/devices", "/v1/devices/{id}",
-      "/v1/devices/{id}/opt-out", "/v1/devices/{id}/opt-in", "/v1/push/send", "/v1/push/send-to-users",
-      "/v1/push/send-to-segment", "/v1/campaigns", "/v1/campaigns/{id}", "/v1/campaigns/{id}/stats",
-      "/v1/campaigns/{id}/cancel", "/v1/segments", "/v1/segments/{id}", "/healthz", "/readyz", "/metrics"]) {
+    for (const p of [
+      "/v1/apps",
+      "/v1/apps/{app_id}",
+      "/v1/apps/{app_id}/platform-config",
+      "/v1/apps/{app_id}/api-keys",
+      "/v1/apps/{app_id}/api-keys/{key_id}",
+      "/v1/devices/register",
+      "/v1/devices",
+      "/v1/devices/{id}",
+      "/v1/devices/{id}/opt-out",
+      "/v1/devices/{id}/opt-in",
+      "/v1/push/send",
+      "/v1/push/send-to-users",
+      "/v1/push/send-to-segment",
+      "/v1/campaigns",
+      "/v1/campaigns/{id}",
+      "/v1/campaigns/{id}/stats",
+      "/v1/campaigns/{id}/cancel",
+      "/v1/segments",
+      "/v1/segments/{id}",
+      "/healthz",
+      "/readyz",
+      "/metrics",
+    ]) {
       expect(Object.keys(paths)).toContain(p);
     }
     const ids = new Set<string>();
@@ -81,19 +103,29 @@ describe("GET /openapi.json", () => {
           continue;
         }
         for (const status of ["401", "429", "500"]) {
-          expect(op.responses[status]?.content?.["application/json"]?.schema.$ref, `${method} ${p} ${status}`).toBe("#/components/schemas/Error");
+          expect(op.responses[status]?.content?.["application/json"]?.schema.$ref, `${method} ${p} ${status}`).toBe(
+            "#/components/schemas/Error",
+          );
         }
-        expect(Object.keys(op.responses["429"]!.headers!)).toEqual(expect.arrayContaining(["Retry-After", "X-RateLimit-Remaining"]));
+        expect(Object.keys(op.responses["429"]!.headers!)).toEqual(
+          expect.arrayContaining(["Retry-After", "X-RateLimit-Remaining"]),
+        );
         const successes = Object.keys(op.responses).filter((s) => s.startsWith("2"));
         expect(successes.length, `${method} ${p}`).toBeGreaterThan(0);
         for (const success of successes) {
           // Send replays (200) add Idempotent-Replayed; every success has the rate-limit headers first.
-          expect(Object.keys(op.responses[success]!.headers!).slice(0, 3)).toEqual(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]);
+          expect(Object.keys(op.responses[success]!.headers!).slice(0, 3)).toEqual([
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Reset",
+          ]);
         }
       }
     }
     const platformConfig = paths["/v1/apps/{app_id}/platform-config"]!.post as unknown as {
-      requestBody: { content: { "application/json": { schema: { discriminator: { mapping: Record<string, string> } } } } };
+      requestBody: {
+        content: { "application/json": { schema: { discriminator: { mapping: Record<string, string> } } } };
+      };
     };
     expect(platformConfig.requestBody.content["application/json"].schema.discriminator.mapping).toEqual({
       ios: "#/components/schemas/IosPlatformConfigInput",

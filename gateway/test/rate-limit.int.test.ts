@@ -93,7 +93,12 @@ describe("rate limiter across replicas", () => {
   });
 
   it("fails within its timeout when Redis does not answer", async () => {
-    const dead = new Redis("redis://127.0.0.1:1", { lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null, retryStrategy: () => 50 });
+    const dead = new Redis("redis://127.0.0.1:1", {
+      lazyConnect: true,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      retryStrategy: () => 50,
+    });
     dead.on("error", () => undefined);
     void dead.connect().catch(() => undefined);
     const started = Date.now();

@@ -70,10 +70,15 @@ describe("segments", () => {
     const renamed = await gw.call("PUT", `/v1/segments/${id}`, key, { name: "Beta (all)" });
     expect(renamed.status, renamed.text).toBe(200);
     expect(renamed.body).toMatchObject({ id, name: "Beta (all)", rule: created.body.rule });
-    const ruled = await gw.call("PUT", `/v1/segments/${id}`, key, { rule: { platforms: ["ios"], has_external_id: false } });
+    const ruled = await gw.call("PUT", `/v1/segments/${id}`, key, {
+      rule: { platforms: ["ios"], has_external_id: false },
+    });
     expect(ruled.status, ruled.text).toBe(200);
     expect(ruled.body.rule).toEqual({ platforms: ["ios"], has_external_id: false });
-    expect((await gw.call("GET", `/v1/segments/${id}`, key)).body).toMatchObject({ name: "Beta (all)", preview_count: 2 });
+    expect((await gw.call("GET", `/v1/segments/${id}`, key)).body).toMatchObject({
+      name: "Beta (all)",
+      preview_count: 2,
+    });
 
     const del = await gw.call("DELETE", `/v1/segments/${id}`, key);
     expect(del.status).toBe(204);
@@ -84,15 +89,34 @@ describe("segments", () => {
 
   it("answers 400 for bad rules, 409 for a taken name, 404 for unknown ids and apps", async () => {
     const app = await createApp();
-    for (const rule of [{}, { tags: ["x"] }, { platforms: ["windows"] }, { languages: ["xx"] }, { timezones: ["Mars/Olympus"] }]) {
-      expectError(await gw.call("POST", "/v1/segments", key, { app_id: app.id, name: "bad", rule }), 400, "ValidationError");
+    for (const rule of [
+      {},
+      { tags: ["x"] },
+      { platforms: ["windows"] },
+      { languages: ["xx"] },
+      { timezones: ["Mars/Olympus"] },
+    ]) {
+      expectError(
+        await gw.call("POST", "/v1/segments", key, { app_id: app.id, name: "bad", rule }),
+        400,
+        "ValidationError",
+      );
     }
     const body = { app_id: app.id, name: "Taken", rule: { tags_all: ["a"] } };
     expect((await gw.call("POST", "/v1/segments", key, body)).status).toBe(201);
     expectError(await gw.call("POST", "/v1/segments", key, body), 409, "Conflict");
     expectError(await gw.call("POST", "/v1/segments", key, { ...body, app_id: randomUUID() }), 404, "NotFound");
-    for (const [method, id] of [["GET", randomUUID()], ["PUT", randomUUID()], ["DELETE", randomUUID()], ["GET", "nope"]] as const) {
-      expectError(await gw.call(method, `/v1/segments/${id}`, key, method === "PUT" ? { name: "x" } : undefined), 404, "NotFound");
+    for (const [method, id] of [
+      ["GET", randomUUID()],
+      ["PUT", randomUUID()],
+      ["DELETE", randomUUID()],
+      ["GET", "nope"],
+    ] as const) {
+      expectError(
+        await gw.call(method, `/v1/segments/${id}`, key, method === "PUT" ? { name: "x" } : undefined),
+        404,
+        "NotFound",
+      );
     }
     expectError(await gw.call("GET", "/v1/segments", key), 400, "ValidationError");
   });
@@ -102,13 +126,29 @@ describe("segments", () => {
     const other = await createApp();
     const keyRes = await gw.call("POST", `/v1/apps/${mine.id}/api-keys`, key, { name: "app", scope: "app" });
     const scoped = keyRes.body.secret as string;
-    const theirs = await gw.call("POST", "/v1/segments", key, { app_id: other.id, name: "Theirs", rule: { tags_any: ["x"] } });
+    const theirs = await gw.call("POST", "/v1/segments", key, {
+      app_id: other.id,
+      name: "Theirs",
+      rule: { tags_any: ["x"] },
+    });
     expect(theirs.status).toBe(201);
-    for (const [method, body] of [["GET", undefined], ["PUT", { name: "Mine now" }], ["DELETE", undefined]] as const) {
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PUT", { name: "Mine now" }],
+      ["DELETE", undefined],
+    ] as const) {
       expectError(await gw.call(method, `/v1/segments/${theirs.body.id}`, scoped, body), 403, "Forbidden");
     }
-    expectError(await gw.call("POST", "/v1/segments", scoped, { app_id: other.id, name: "x", rule: { tags_any: ["x"] } }), 403, "Forbidden");
-    const own = await gw.call("POST", "/v1/segments", scoped, { app_id: mine.id, name: "Mine", rule: { tags_any: ["x"] } });
+    expectError(
+      await gw.call("POST", "/v1/segments", scoped, { app_id: other.id, name: "x", rule: { tags_any: ["x"] } }),
+      403,
+      "Forbidden",
+    );
+    const own = await gw.call("POST", "/v1/segments", scoped, {
+      app_id: mine.id,
+      name: "Mine",
+      rule: { tags_any: ["x"] },
+    });
     expect(own.status, own.text).toBe(201);
     const list = await gw.call("GET", "/v1/segments", scoped);
     expect(list.body.data.map((s: { id: string }) => s.id)).toEqual([own.body.id]);
@@ -121,17 +161,31 @@ describe("POST /v1/push/send-to-segment", () => {
     const app = await createApp();
     await register(app.id, { push_token: apnsToken(), platform: "ios", tags: ["beta"] });
     await register(app.id, { push_token: apnsToken(), platform: "ios", tags: ["vip"] });
-    const segment = await gw.call("POST", "/v1/segments", key, { app_id: app.id, name: "Beta", rule: { tags_any: ["beta"] } });
+    const segment = await gw.call("POST", "/v1/segments", key, {
+      app_id: app.id,
+      name: "Beta",
+      rule: { tags_any: ["beta"] },
+    });
     expect(segment.status, segment.text).toBe(201);
 
-    const res = await gw.call("POST", "/v1/push/send-to-segment", key, { app_id: app.id, name: "Beta build", contents, segment_id: segment.body.id });
+    const res = await gw.call("POST", "/v1/push/send-to-segment", key, {
+      app_id: app.id,
+      name: "Beta build",
+      contents,
+      segment_id: segment.body.id,
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ app_id: app.id, target: { type: "segment", segment_id: segment.body.id } });
     expect(res.body.status).toMatch(/^(queued|sending|completed)$/);
 
     // The segment of another app is as unknown to this app as a missing one.
     const other = await createApp();
-    const res2 = await gw.call("POST", "/v1/push/send-to-segment", key, { app_id: other.id, name: "x", contents, segment_id: segment.body.id });
+    const res2 = await gw.call("POST", "/v1/push/send-to-segment", key, {
+      app_id: other.id,
+      name: "x",
+      contents,
+      segment_id: segment.body.id,
+    });
     expectError(res2, 404, "NotFound");
   });
 });

@@ -46,8 +46,17 @@ describe("health, metrics and documentation", () => {
     const doc = await anon("GET", "/openapi.json");
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\.1\./);
-    for (const p of ["/v1/apps", "/v1/apps/{app_id}", "/v1/apps/{app_id}/platform-config", "/v1/apps/{app_id}/api-keys",
-      "/v1/devices/register", "/v1/devices", "/v1/devices/{id}", "/v1/devices/{id}/opt-out", "/v1/devices/{id}/opt-in"]) {
+    for (const p of [
+      "/v1/apps",
+      "/v1/apps/{app_id}",
+      "/v1/apps/{app_id}/platform-config",
+      "/v1/apps/{app_id}/api-keys",
+      "/v1/devices/register",
+      "/v1/devices",
+      "/v1/devices/{id}",
+      "/v1/devices/{id}/opt-out",
+      "/v1/devices/{id}/opt-in",
+    ]) {
       expect(Object.keys(doc.body.paths)).toContain(p);
     }
     const docs = await fetch(`${stack.gatewayUrls[0]}/docs`, { redirect: "follow" });
@@ -61,7 +70,11 @@ describe("health, metrics and documentation", () => {
 describe("authentication", () => {
   it("answers 401 with the error body without or with a bad key", async () => {
     expectError(await anon("GET", "/v1/apps"), 401, "Unauthorized");
-    expectError(await restClient(stack.gatewayUrls[0]!, "hk_live_" + "x".repeat(40))("GET", "/v1/apps"), 401, "Unauthorized");
+    expectError(
+      await restClient(stack.gatewayUrls[0]!, `hk_live_${"x".repeat(40)}`)("GET", "/v1/apps"),
+      401,
+      "Unauthorized",
+    );
     expectError(await restClient(stack.gatewayUrls[0]!, "not-a-key")("GET", "/v1/apps"), 401, "Unauthorized");
   });
 });
@@ -90,11 +103,27 @@ describe("apps", () => {
 
   it("refuses a duplicate bundle id with 409 and bad bodies with 400", async () => {
     const app = await createApp();
-    expectError(await api("POST", "/v1/apps", { name: "Again", platform: "ios", bundle_id: app.bundle_id }), 409, "Conflict");
-    expectError(await api("POST", "/v1/apps", { name: "X", platform: "symbian", bundle_id: "com.x" }), 400, "ValidationError");
-    expectError(await api("POST", "/v1/apps", { name: 7, platform: "ios", bundle_id: "com.x" }), 400, "ValidationError");
+    expectError(
+      await api("POST", "/v1/apps", { name: "Again", platform: "ios", bundle_id: app.bundle_id }),
+      409,
+      "Conflict",
+    );
+    expectError(
+      await api("POST", "/v1/apps", { name: "X", platform: "symbian", bundle_id: "com.x" }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await api("POST", "/v1/apps", { name: 7, platform: "ios", bundle_id: "com.x" }),
+      400,
+      "ValidationError",
+    );
     expectError(await api("POST", "/v1/apps", "{not json"), 400, "ValidationError");
-    expectError(await api("POST", "/v1/apps", { name: "x".repeat(100_000), platform: "ios", bundle_id: "com.y" }), 400, "ValidationError");
+    expectError(
+      await api("POST", "/v1/apps", { name: "x".repeat(100_000), platform: "ios", bundle_id: "com.y" }),
+      400,
+      "ValidationError",
+    );
     expectError(await api("GET", "/v1/apps?per_page=500"), 400, "ValidationError");
     expectError(await api("GET", "/v1/apps?page=0"), 400, "ValidationError");
   });
@@ -106,7 +135,12 @@ describe("apps", () => {
   });
 
   it("answers 413 for a body over the limit", async () => {
-    const res = await api("POST", "/v1/apps", { name: "a", platform: "ios", bundle_id: "com.big", pad: "x".repeat(2 * 1024 * 1024) });
+    const res = await api("POST", "/v1/apps", {
+      name: "a",
+      platform: "ios",
+      bundle_id: "com.big",
+      pad: "x".repeat(2 * 1024 * 1024),
+    });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: expect.any(String), message: expect.any(String) });
   });
@@ -121,30 +155,53 @@ describe("platform configs", () => {
     secretsSeen.push(apns.p8.split("\n")[1]!, sa.privateKeyPem.split("\n")[1]!, vapid.privateKey);
 
     const ios = await api("POST", `/v1/apps/${app.id}/platform-config`, {
-      platform: "ios", apns_p8_key: apns.p8, apns_key_id: apns.keyId, apns_team_id: apns.teamId,
-      apns_topic: app.bundle_id, apns_environment: "sandbox",
+      platform: "ios",
+      apns_p8_key: apns.p8,
+      apns_key_id: apns.keyId,
+      apns_team_id: apns.teamId,
+      apns_topic: app.bundle_id,
+      apns_environment: "sandbox",
     });
     expect(ios.status, ios.text).toBe(200);
-    expect(ios.body).toMatchObject({ platform: "ios", apns_key_id: apns.keyId, apns_team_id: apns.teamId,
-      apns_environment: "sandbox", fingerprint: expect.any(String) });
+    expect(ios.body).toMatchObject({
+      platform: "ios",
+      apns_key_id: apns.keyId,
+      apns_team_id: apns.teamId,
+      apns_environment: "sandbox",
+      fingerprint: expect.any(String),
+    });
 
-    const android = await api("POST", `/v1/apps/${app.id}/platform-config`, { platform: "android", fcm_service_account: JSON.parse(sa.json) });
+    const android = await api("POST", `/v1/apps/${app.id}/platform-config`, {
+      platform: "android",
+      fcm_service_account: JSON.parse(sa.json),
+    });
     expect(android.status, android.text).toBe(200);
     expect(android.body).toMatchObject({ platform: "android", project_id: sa.projectId, client_email: sa.clientEmail });
 
     const web = await api("POST", `/v1/apps/${app.id}/platform-config`, {
-      platform: "web", vapid_public_key: vapid.publicKey, vapid_private_key: vapid.privateKey, vapid_subject: "mailto:ops@example.com" });
+      platform: "web",
+      vapid_public_key: vapid.publicKey,
+      vapid_private_key: vapid.privateKey,
+      vapid_subject: "mailto:ops@example.com",
+    });
     expect(web.status, web.text).toBe(200);
     expect(web.body).toMatchObject({ platform: "web", vapid_public_key: vapid.publicKey });
 
     const generated = await api("POST", `/v1/apps/${(await createApp()).id}/platform-config`, {
-      platform: "web", vapid_subject: "https://example.com/contact" });
+      platform: "web",
+      vapid_subject: "https://example.com/contact",
+    });
     expect(generated.status, generated.text).toBe(200);
     expect(Buffer.from(generated.body.vapid_public_key, "base64url")).toHaveLength(65);
 
     const all = await api("GET", `/v1/apps/${app.id}/platform-config`);
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ app_id: app.id, ios: { platform: "ios" }, android: { platform: "android" }, web: { platform: "web" } });
+    expect(all.body).toMatchObject({
+      app_id: app.id,
+      ios: { platform: "ios" },
+      android: { platform: "android" },
+      web: { platform: "web" },
+    });
     for (const res of [ios, android, web, generated, all]) {
       expect(res.text).not.toContain("PRIVATE KEY");
       expect(res.text).not.toContain(vapid.privateKey);
@@ -154,10 +211,25 @@ describe("platform configs", () => {
   it("answers 422 for credentials that do not parse, 400 for a malformed body", async () => {
     const app = await createApp();
     const bad = await api("POST", `/v1/apps/${app.id}/platform-config`, {
-      platform: "ios", apns_p8_key: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", apns_key_id: "ABCDEFGHIJ", apns_team_id: "ABCDEFGHIJ" });
+      platform: "ios",
+      apns_p8_key: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
+      apns_key_id: "ABCDEFGHIJ",
+      apns_team_id: "ABCDEFGHIJ",
+    });
     expectError(bad, 422, "UnprocessableEntity");
-    expectError(await api("POST", `/v1/apps/${app.id}/platform-config`, { platform: "android", fcm_service_account: { project_id: "p" } }), 422, "UnprocessableEntity");
-    expectError(await api("POST", `/v1/apps/${app.id}/platform-config`, { platform: "blackberry" }), 400, "ValidationError");
+    expectError(
+      await api("POST", `/v1/apps/${app.id}/platform-config`, {
+        platform: "android",
+        fcm_service_account: { project_id: "p" },
+      }),
+      422,
+      "UnprocessableEntity",
+    );
+    expectError(
+      await api("POST", `/v1/apps/${app.id}/platform-config`, { platform: "blackberry" }),
+      400,
+      "ValidationError",
+    );
   });
 });
 
@@ -179,12 +251,28 @@ describe("API keys and scopes", () => {
     const scoped = restClient(stack.gatewayUrls[0]!, created.body.secret);
     expect((await scoped("GET", `/v1/apps/${mine.id}`)).status).toBe(200);
     expectError(await scoped("GET", `/v1/apps/${other.id}`), 403, "Forbidden");
-    expectError(await scoped("POST", "/v1/apps", { name: "n", platform: "web", bundle_id: "com.scoped.new" }), 403, "Forbidden");
-    const otherDevice = await api("POST", "/v1/devices/register", { app_id: other.id, push_token: apnsToken(), platform: "ios" });
+    expectError(
+      await scoped("POST", "/v1/apps", { name: "n", platform: "web", bundle_id: "com.scoped.new" }),
+      403,
+      "Forbidden",
+    );
+    const otherDevice = await api("POST", "/v1/devices/register", {
+      app_id: other.id,
+      push_token: apnsToken(),
+      platform: "ios",
+    });
     expectError(await scoped("GET", `/v1/devices/${otherDevice.body.id}`), 403, "Forbidden");
-    expectError(await scoped("POST", "/v1/devices/register", { app_id: other.id, push_token: apnsToken(), platform: "ios" }), 403, "Forbidden");
+    expectError(
+      await scoped("POST", "/v1/devices/register", { app_id: other.id, push_token: apnsToken(), platform: "ios" }),
+      403,
+      "Forbidden",
+    );
     expectError(await scoped("GET", `/v1/devices/${randomUUID()}`), 404, "NotFound");
-    const own = await scoped("POST", "/v1/devices/register", { app_id: mine.id, push_token: apnsToken(), platform: "ios" });
+    const own = await scoped("POST", "/v1/devices/register", {
+      app_id: mine.id,
+      push_token: apnsToken(),
+      platform: "ios",
+    });
     expect(own.status).toBe(200);
     const ownList = await scoped("GET", "/v1/devices");
     expect(ownList.status).toBe(200);
@@ -202,22 +290,51 @@ describe("devices", () => {
     const token = apnsToken();
     secretsSeen.push(token);
     const reg = await api("POST", "/v1/devices/register", {
-      app_id: app.id, push_token: token, platform: "ios", external_id: "user-1", language: "de",
-      timezone: "Europe/Berlin", app_version: "1.2.3" });
+      app_id: app.id,
+      push_token: token,
+      platform: "ios",
+      external_id: "user-1",
+      language: "de",
+      timezone: "Europe/Berlin",
+      app_version: "1.2.3",
+    });
     expect(reg.status, reg.text).toBe(200);
-    expect(reg.body).toMatchObject({ app_id: app.id, platform: "ios", external_id: "user-1", language: "de",
-      timezone: "Europe/Berlin", app_version: "1.2.3", opted_in: true, invalid: false, tags: [] });
+    expect(reg.body).toMatchObject({
+      app_id: app.id,
+      platform: "ios",
+      external_id: "user-1",
+      language: "de",
+      timezone: "Europe/Berlin",
+      app_version: "1.2.3",
+      opted_in: true,
+      invalid: false,
+      tags: [],
+    });
 
-    const again = await api("POST", "/v1/devices/register", { app_id: app.id, push_token: token.toUpperCase(), platform: "ios", language: "fr" });
+    const again = await api("POST", "/v1/devices/register", {
+      app_id: app.id,
+      push_token: token.toUpperCase(),
+      platform: "ios",
+      language: "fr",
+    });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(reg.body.id);
     expect(again.body.language).toBe("fr");
 
-    const android = await api("POST", "/v1/devices/register", { app_id: app.id, push_token: fcmToken(), platform: "android" });
+    const android = await api("POST", "/v1/devices/register", {
+      app_id: app.id,
+      push_token: fcmToken(),
+      platform: "android",
+    });
     expect(android.status, android.text).toBe(200);
     const sub = webSubscription();
     secretsSeen.push(sub.json);
-    const web = await api("POST", "/v1/devices/register", { app_id: app.id, push_token: sub.json, platform: "web", language: "en" });
+    const web = await api("POST", "/v1/devices/register", {
+      app_id: app.id,
+      push_token: sub.json,
+      platform: "web",
+      language: "en",
+    });
     expect(web.status, web.text).toBe(200);
 
     const list = await api("GET", `/v1/devices?app_id=${app.id}&page=1&per_page=2`);
@@ -227,9 +344,17 @@ describe("devices", () => {
     const defaults = await api("GET", `/v1/devices?app_id=${app.id}`);
     expect(defaults.body.per_page).toBe(50);
 
-    const upd = await api("PUT", `/v1/devices/${reg.body.id}`, { external_id: "user-2", language: "es", tags: ["vip", "beta"] });
+    const upd = await api("PUT", `/v1/devices/${reg.body.id}`, {
+      external_id: "user-2",
+      language: "es",
+      tags: ["vip", "beta"],
+    });
     expect(upd.status).toBe(200);
-    expect(upd.body).toMatchObject({ external_id: "user-2", language: "es", tags: expect.arrayContaining(["vip", "beta"]) });
+    expect(upd.body).toMatchObject({
+      external_id: "user-2",
+      language: "es",
+      tags: expect.arrayContaining(["vip", "beta"]),
+    });
 
     const out = await api("POST", `/v1/devices/${reg.body.id}/opt-out`);
     expect(out.status).toBe(200);
@@ -244,8 +369,16 @@ describe("devices", () => {
   it("turns concurrent registrations of one token into one device", async () => {
     const app = await createApp();
     const token = fcmToken();
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) =>
-      api("POST", "/v1/devices/register", { app_id: app.id, push_token: token, platform: "android", app_version: `1.0.${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        api("POST", "/v1/devices/register", {
+          app_id: app.id,
+          push_token: token,
+          platform: "android",
+          app_version: `1.0.${i}`,
+        }),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(25).fill(200));
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     const list = await api("GET", `/v1/devices?app_id=${app.id}`);
@@ -257,7 +390,7 @@ describe("devices", () => {
     const bad = [
       { app_id: app.id, push_token: "abc", platform: "ios" },
       { app_id: app.id, push_token: apnsToken(), platform: "windows" },
-      { app_id: app.id, push_token: "{\"endpoint\":\"http://[::1\"}", platform: "web" },
+      { app_id: app.id, push_token: '{"endpoint":"http://[::1"}', platform: "web" },
       { app_id: app.id, push_token: apnsToken(), platform: "ios", language: "xx" },
       { app_id: app.id, push_token: apnsToken(), platform: "ios", timezone: "Mars/Olympus" },
       { app_id: app.id, push_token: apnsToken(), platform: "ios", tags: ["x".repeat(65)] },
@@ -265,7 +398,11 @@ describe("devices", () => {
       { push_token: apnsToken(), platform: "ios" },
     ];
     for (const body of bad) expectError(await api("POST", "/v1/devices/register", body), 400, "ValidationError");
-    expectError(await api("POST", "/v1/devices/register", { app_id: randomUUID(), push_token: apnsToken(), platform: "ios" }), 404, "NotFound");
+    expectError(
+      await api("POST", "/v1/devices/register", { app_id: randomUUID(), push_token: apnsToken(), platform: "ios" }),
+      404,
+      "NotFound",
+    );
     expectError(await api("GET", "/v1/devices"), 400, "ValidationError");
     expectError(await api("GET", `/v1/devices/${randomUUID()}`), 404, "NotFound");
     expectError(await api("PUT", `/v1/devices/${randomUUID()}`, { language: "en" }), 404, "NotFound");

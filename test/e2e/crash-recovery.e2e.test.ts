@@ -59,10 +59,17 @@ beforeAll(async () => {
   const app = await boot("POST", "/v1/apps", { name: "Big", platform: "web", bundle_id: "com.example.big" });
   appId = app.body.id;
   api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
-  const config = await api("POST", `/v1/apps/${appId}/platform-config`, { platform: "web", vapid_subject: "mailto:ops@example.com" });
+  const config = await api("POST", `/v1/apps/${appId}/platform-config`, {
+    platform: "web",
+    vapid_subject: "mailto:ops@example.com",
+  });
   expect(config.status).toBe(200);
   subs = await sim.createWebPushSubscriptions(config.body.vapid_public_key, N);
-  await seedDevices(stack.schemas["device-registry"]!, appId, subs.map((s) => JSON.stringify(s.subscription)));
+  await seedDevices(
+    stack.schemas["device-registry"]!,
+    appId,
+    subs.map((s) => JSON.stringify(s.subscription)),
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -78,7 +85,11 @@ async function deliveriesPerSubscription(): Promise<Map<string, number>> {
 it("survives kill -9 of the web push sender mid-campaign", async () => {
   await sim.clearDeliveries();
   await sim.setFaults("webpush", { latency_ms: 5 });
-  const res = await api("POST", "/v1/push/send", { app_id: appId, name: "big one", contents: { en: { title: "Hi", body: "all" } } });
+  const res = await api("POST", "/v1/push/send", {
+    app_id: appId,
+    name: "big one",
+    contents: { en: { title: "Hi", body: "all" } },
+  });
   expect(res.status, res.text).toBe(201);
   await waitUntil("a quarter delivered", async () => (await sim.deliveryCount("webpush")).total >= N / 4);
   await stack.kill("sender-webpush");
@@ -94,7 +105,9 @@ it("survives kill -9 of the web push sender mid-campaign", async () => {
   const perSub = await deliveriesPerSubscription();
   const missing = subs.filter((s) => !perSub.get(s.id)).length;
   const duplicates = [...perSub.values()].filter((n) => n > 1).length;
-  console.log(`sender kill -9 after ${atKill} deliveries: ${duplicates} devices got a duplicate (bound: one batch = ${BATCH})`);
+  console.log(
+    `sender kill -9 after ${atKill} deliveries: ${duplicates} devices got a duplicate (bound: one batch = ${BATCH})`,
+  );
   expect(missing).toBe(0);
   expect(duplicates).toBeLessThanOrEqual(BATCH);
 }, 300_000);
@@ -102,9 +115,17 @@ it("survives kill -9 of the web push sender mid-campaign", async () => {
 it("survives kill -9 of the campaign service mid-fan-out", async () => {
   await sim.clearDeliveries();
   // Small batches and pages make the fan-out of 20,000 devices last long enough to be cut.
-  const res = await api("POST", "/v1/push/send", { app_id: appId, name: "fan-out crash", contents: { en: { title: "Hi", body: "again" } } });
+  const res = await api("POST", "/v1/push/send", {
+    app_id: appId,
+    name: "fan-out crash",
+    contents: { en: { title: "Hi", body: "again" } },
+  });
   expect(res.status, res.text).toBe(201);
-  await waitUntil("fan-out started", async () => (await api("GET", `/v1/campaigns/${res.body.id}`)).body.status === "sending", 30_000);
+  await waitUntil(
+    "fan-out started",
+    async () => (await api("GET", `/v1/campaigns/${res.body.id}`)).body.status === "sending",
+    30_000,
+  );
   await stack.kill("campaign");
   await new Promise((r) => setTimeout(r, 500));
   await stack.restart("campaign");

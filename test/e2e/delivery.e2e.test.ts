@@ -32,7 +32,8 @@ let sim: SimAdminClient;
 let appId: string;
 let devices: TestDevice[];
 
-const expectedContent = (d: TestDevice) => CONTENTS[(d.language && d.language in CONTENTS ? d.language : "en") as keyof typeof CONTENTS];
+const expectedContent = (d: TestDevice) =>
+  CONTENTS[(d.language && d.language in CONTENTS ? d.language : "en") as keyof typeof CONTENTS];
 
 /** Deliveries the simulator accepted for one campaign (marked through data.marker), by subscription. */
 async function deliveriesOf(marker: string): Promise<Map<string, { title: string; body: string; data: any }[]>> {
@@ -49,7 +50,13 @@ async function deliveriesOf(marker: string): Promise<Map<string, { title: string
 }
 
 async function send(path: string, extra: Record<string, unknown>, marker = randomUUID()) {
-  const res = await api("POST", path, { app_id: appId, name: `campaign ${marker}`, contents: CONTENTS, data: { marker, action_url: "https://example.com/x" }, ...extra });
+  const res = await api("POST", path, {
+    app_id: appId,
+    name: `campaign ${marker}`,
+    contents: CONTENTS,
+    data: { marker, action_url: "https://example.com/x" },
+    ...extra,
+  });
   expect(res.status, res.text).toBe(201);
   return { campaign: res.body, marker };
 }
@@ -70,7 +77,11 @@ beforeAll(async () => {
   stack = await startStack(inject("infra"), {
     env: { LOG_LEVEL: "info" },
     envFor: {
-      "sender-webpush": { SENDER_RETRY_BASE_MS: "50", SENDER_RETRY_MAX_DELAY_MS: "200", SENDER_RETRY_MAX_ATTEMPTS: "4" },
+      "sender-webpush": {
+        SENDER_RETRY_BASE_MS: "50",
+        SENDER_RETRY_MAX_DELAY_MS: "200",
+        SENDER_RETRY_MAX_ATTEMPTS: "4",
+      },
       campaign: { SCHEDULER_INTERVAL_MS: "200" },
     },
   });
@@ -80,7 +91,10 @@ beforeAll(async () => {
   expect(app.status).toBe(201);
   appId = app.body.id;
   api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
-  const config = await api("POST", `/v1/apps/${appId}/platform-config`, { platform: "web", vapid_subject: "mailto:ops@example.com" });
+  const config = await api("POST", `/v1/apps/${appId}/platform-config`, {
+    platform: "web",
+    vapid_subject: "mailto:ops@example.com",
+  });
   expect(config.status, config.text).toBe(200);
 
   const subs = await sim.createWebPushSubscriptions(config.body.vapid_public_key, N);
@@ -94,7 +108,9 @@ beforeAll(async () => {
       vip: i % 5 === 1,
     };
     const res = await api("POST", "/v1/devices/register", {
-      app_id: appId, push_token: JSON.stringify(sub.subscription), platform: "web",
+      app_id: appId,
+      push_token: JSON.stringify(sub.subscription),
+      platform: "web",
       ...(d.language ? { language: d.language } : {}),
       ...(d.externalId ? { external_id: d.externalId } : {}),
       ...(d.vip ? { tags: ["vip"] } : {}),
@@ -116,7 +132,14 @@ describe("sending", () => {
     const done = await waitForCampaign(api, campaign.id);
     const targeted = devices.filter((d) => !d.optedOut);
     expect(done.audience_size).toBe(targeted.length);
-    expect(done.stats).toMatchObject({ campaign_id: campaign.id, sent: targeted.length, delivered: targeted.length, failed: 0, bounced: 0, throttled: 0 });
+    expect(done.stats).toMatchObject({
+      campaign_id: campaign.id,
+      sent: targeted.length,
+      delivered: targeted.length,
+      failed: 0,
+      bounced: 0,
+      throttled: 0,
+    });
     expect(done.sent_at).not.toBeNull();
     expectConsistentStats(done);
     await expectDelivered(marker, targeted);
@@ -136,7 +159,11 @@ describe("sending", () => {
   });
 
   it("sends to a segment", async () => {
-    const seg = await api("POST", "/v1/segments", { app_id: appId, name: "VIP German and French", rule: { tags_any: ["vip"], languages: ["de", "fr"] } });
+    const seg = await api("POST", "/v1/segments", {
+      app_id: appId,
+      name: "VIP German and French",
+      rule: { tags_any: ["vip"], languages: ["de", "fr"] },
+    });
     expect(seg.status, seg.text).toBe(201);
     const targeted = devices.filter((d) => d.vip && (d.language === "de" || d.language === "fr") && !d.optedOut);
     expect(seg.body.preview_count).toBe(targeted.length);
@@ -158,18 +185,26 @@ describe("sending", () => {
 describe("scheduling and cancelling", () => {
   it("keeps a scheduled campaign until its time, then delivers it", async () => {
     const at = new Date(Date.now() + 4000).toISOString();
-    const { campaign, marker } = await send("/v1/push/send-to-users", { external_ids: ["user-3", "user-6"], scheduled_at: at });
+    const { campaign, marker } = await send("/v1/push/send-to-users", {
+      external_ids: ["user-3", "user-6"],
+      scheduled_at: at,
+    });
     expect(campaign.status).toBe("scheduled");
     expect(campaign.scheduled_at).toBe(at);
     await new Promise((r) => setTimeout(r, 1500));
     expect((await api("GET", `/v1/campaigns/${campaign.id}`)).body.status).toBe("scheduled");
     const done = await waitForCampaign(api, campaign.id);
     expect(Date.parse(done.sent_at)).toBeGreaterThanOrEqual(Date.parse(at));
-    await expectDelivered(marker, devices.filter((d) => d.externalId === "user-3" || d.externalId === "user-6").filter((d) => !d.optedOut));
+    await expectDelivered(
+      marker,
+      devices.filter((d) => d.externalId === "user-3" || d.externalId === "user-6").filter((d) => !d.optedOut),
+    );
   });
 
   it("cancels a scheduled campaign, which then delivers nothing", async () => {
-    const { campaign, marker } = await send("/v1/push/send", { scheduled_at: new Date(Date.now() + 2000).toISOString() });
+    const { campaign, marker } = await send("/v1/push/send", {
+      scheduled_at: new Date(Date.now() + 2000).toISOString(),
+    });
     const cancelled = await api("POST", `/v1/campaigns/${campaign.id}/cancel`);
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.body.status).toBe("cancelled");
@@ -214,7 +249,11 @@ describe("dead subscriptions", () => {
 
     for (const d of gone) {
       await sim.reviveWebPush(d.sub.id);
-      const again = await api("POST", "/v1/devices/register", { app_id: appId, push_token: JSON.stringify(d.sub.subscription), platform: "web" });
+      const again = await api("POST", "/v1/devices/register", {
+        app_id: appId,
+        push_token: JSON.stringify(d.sub.subscription),
+        platform: "web",
+      });
       expect(again.body).toMatchObject({ id: d.id, invalid: false });
     }
     const third = await send("/v1/push/send-to-users", { external_ids: ids });
@@ -224,10 +263,18 @@ describe("dead subscriptions", () => {
 
 describe("provider faults", () => {
   it("retries 5xx, 429 and latency until delivered; the stats still add up", async () => {
-    await sim.setFaults("webpush", { error_rate: 0.2, error_status: 503, throttle_rate: 0.1, retry_after_s: 0, latency_ms: 20 });
+    await sim.setFaults("webpush", {
+      error_rate: 0.2,
+      error_status: 503,
+      throttle_rate: 0.1,
+      retry_after_s: 0,
+      latency_ms: 20,
+    });
     try {
       const chosen = devices.filter((d) => d.externalId && !d.optedOut).slice(0, 150);
-      const { campaign, marker } = await send("/v1/push/send-to-users", { external_ids: chosen.map((d) => d.externalId!) });
+      const { campaign, marker } = await send("/v1/push/send-to-users", {
+        external_ids: chosen.map((d) => d.externalId!),
+      });
       const done = await waitForCampaign(api, campaign.id);
       expectConsistentStats(done);
       expect(done.stats.sent).toBe(150);
@@ -247,14 +294,20 @@ describe("provider faults", () => {
     const ids = chosen.map((d) => d.externalId!);
     await sim.setFaults("webpush", { throttle_rate: 1, retry_after_s: 0 });
     try {
-      const throttled = await waitForCampaign(api, (await send("/v1/push/send-to-users", { external_ids: ids })).campaign.id);
+      const throttled = await waitForCampaign(
+        api,
+        (await send("/v1/push/send-to-users", { external_ids: ids })).campaign.id,
+      );
       expect(throttled.stats).toMatchObject({ sent: 20, throttled: 20, delivered: 0 });
     } finally {
       await sim.clearFaults("webpush");
     }
     await sim.setFaults("webpush", { error_rate: 1, error_status: 500 });
     try {
-      const failed = await waitForCampaign(api, (await send("/v1/push/send-to-users", { external_ids: ids })).campaign.id);
+      const failed = await waitForCampaign(
+        api,
+        (await send("/v1/push/send-to-users", { external_ids: ids })).campaign.id,
+      );
       expect(failed.stats).toMatchObject({ sent: 20, failed: 20, delivered: 0 });
     } finally {
       await sim.clearFaults("webpush");
@@ -270,16 +323,51 @@ describe("bad send bodies", () => {
   };
 
   it("answers each with the right status and the seed's error body", async () => {
-    expectError(await api("POST", "/v1/push/send", { ...base(), contents: { de: CONTENTS.de } }), 422, "UnprocessableEntity");
-    expectError(await api("POST", "/v1/push/send", { ...base(), contents: { ...CONTENTS, english: CONTENTS.en } }), 400, "ValidationError");
-    expectError(await api("POST", "/v1/push/send", { ...base(), scheduled_at: new Date(Date.now() - 3_600_000).toISOString() }), 422, "UnprocessableEntity");
+    expectError(
+      await api("POST", "/v1/push/send", { ...base(), contents: { de: CONTENTS.de } }),
+      422,
+      "UnprocessableEntity",
+    );
+    expectError(
+      await api("POST", "/v1/push/send", { ...base(), contents: { ...CONTENTS, english: CONTENTS.en } }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await api("POST", "/v1/push/send", { ...base(), scheduled_at: new Date(Date.now() - 3_600_000).toISOString() }),
+      422,
+      "UnprocessableEntity",
+    );
     expectError(await api("POST", "/v1/push/send", { ...base(), app_id: "not-a-uuid" }), 400, "ValidationError");
-    expectError(await api("POST", "/v1/push/send-to-segment", { ...base(), segment_id: "nope" }), 400, "ValidationError");
-    expectError(await api("POST", "/v1/push/send-to-segment", { ...base(), segment_id: randomUUID() }), 404, "NotFound");
+    expectError(
+      await api("POST", "/v1/push/send-to-segment", { ...base(), segment_id: "nope" }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await api("POST", "/v1/push/send-to-segment", { ...base(), segment_id: randomUUID() }),
+      404,
+      "NotFound",
+    );
     expectError(await api("POST", "/v1/push/send-to-users", { ...base(), external_ids: [] }), 400, "ValidationError");
-    expectError(await api("POST", "/v1/push/send-to-users", { ...base(), external_ids: Array.from({ length: 10_001 }, (_, i) => `u${i}`) }), 400, "ValidationError");
-    expectError(await api("POST", "/v1/push/send", { ...base(), data: { blob: "x".repeat(5000) } }), 400, "ValidationError");
-    expectError(await api("POST", "/v1/push/send", { ...base(), data: { aps: { alert: "x" } } }), 400, "ValidationError");
+    expectError(
+      await api("POST", "/v1/push/send-to-users", {
+        ...base(),
+        external_ids: Array.from({ length: 10_001 }, (_, i) => `u${i}`),
+      }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await api("POST", "/v1/push/send", { ...base(), data: { blob: "x".repeat(5000) } }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await api("POST", "/v1/push/send", { ...base(), data: { aps: { alert: "x" } } }),
+      400,
+      "ValidationError",
+    );
     expectError(await api("POST", "/v1/push/send", { ...base(), name: undefined }), 400, "ValidationError");
     expectError(await api("GET", `/v1/campaigns/${randomUUID()}`), 404, "NotFound");
   });

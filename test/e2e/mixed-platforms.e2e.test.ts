@@ -30,7 +30,8 @@ interface Registered {
   language: (typeof LANGUAGES)[number];
 }
 
-const expected = (d: Registered) => CONTENTS[(d.language && d.language in CONTENTS ? d.language : "en") as keyof typeof CONTENTS];
+const expected = (d: Registered) =>
+  CONTENTS[(d.language && d.language in CONTENTS ? d.language : "en") as keyof typeof CONTENTS];
 
 async function newApp(bundle: string) {
   const app = await boot("POST", "/v1/apps", { name: bundle, platform: "ios", bundle_id: bundle });
@@ -46,7 +47,12 @@ async function configure(appId: string, body: Record<string, unknown>) {
 
 async function register(appId: string, devices: Registered[], tokenOf: (d: Registered) => string) {
   await mapLimit(devices, 16, async (d) => {
-    const res = await api("POST", "/v1/devices/register", { app_id: appId, platform: d.platform, push_token: tokenOf(d), ...(d.language ? { language: d.language } : {}) });
+    const res = await api("POST", "/v1/devices/register", {
+      app_id: appId,
+      platform: d.platform,
+      push_token: tokenOf(d),
+      ...(d.language ? { language: d.language } : {}),
+    });
     expect(res.status, res.text).toBe(200);
   });
 }
@@ -78,8 +84,19 @@ describe("a campaign to iOS, Android and web at once", () => {
     const apns = makeApnsKey();
     const sa = makeServiceAccount({ projectId: "herald-mixed", tokenUri: "https://oauth2.googleapis.com/token" });
     await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
-    await sim.registerFcmServiceAccount({ project_id: sa.projectId, client_email: sa.clientEmail, private_key: sa.privateKeyPem });
-    await configure(appId, { platform: "ios", apns_p8_key: apns.p8, apns_key_id: apns.keyId, apns_team_id: apns.teamId, apns_topic: bundle, apns_environment: "production" });
+    await sim.registerFcmServiceAccount({
+      project_id: sa.projectId,
+      client_email: sa.clientEmail,
+      private_key: sa.privateKeyPem,
+    });
+    await configure(appId, {
+      platform: "ios",
+      apns_p8_key: apns.p8,
+      apns_key_id: apns.keyId,
+      apns_team_id: apns.teamId,
+      apns_topic: bundle,
+      apns_environment: "production",
+    });
     await configure(appId, { platform: "android", fcm_service_account: JSON.parse(sa.json) });
     const web = await configure(appId, { platform: "web", vapid_subject: "mailto:ops@example.com" });
 
@@ -97,11 +114,22 @@ describe("a campaign to iOS, Android and web at once", () => {
 
     await sim.clearDeliveries();
     const marker = randomUUID();
-    const sent = await api("POST", "/v1/push/send", { app_id: appId, name: "mixed", contents: CONTENTS, data: { marker, n: 7 } });
+    const sent = await api("POST", "/v1/push/send", {
+      app_id: appId,
+      name: "mixed",
+      contents: CONTENTS,
+      data: { marker, n: 7 },
+    });
     expect(sent.status, sent.text).toBe(201);
     const done = await waitForCampaign(api, sent.body.id);
     expect(done.audience_size).toBe(3 * PER_PLATFORM);
-    expect(done.stats).toMatchObject({ sent: 3 * PER_PLATFORM, delivered: 3 * PER_PLATFORM, failed: 0, bounced: 0, throttled: 0 });
+    expect(done.stats).toMatchObject({
+      sent: 3 * PER_PLATFORM,
+      delivered: 3 * PER_PLATFORM,
+      failed: 0,
+      bounced: 0,
+      throttled: 0,
+    });
     expectConsistentStats(done);
 
     const byTarget = new Map<string, Delivery[]>();
@@ -134,12 +162,26 @@ describe("a campaign to iOS, Android and web at once", () => {
     const appId = await newApp(bundle);
     const forged = makeApnsKey(); // never registered with Apple (the simulator)
     const sa = makeServiceAccount({ projectId: "herald-revoked" });
-    await sim.registerFcmServiceAccount({ project_id: sa.projectId, client_email: sa.clientEmail, private_key: sa.privateKeyPem });
+    await sim.registerFcmServiceAccount({
+      project_id: sa.projectId,
+      client_email: sa.clientEmail,
+      private_key: sa.privateKeyPem,
+    });
     await sim.revokeFcmServiceAccount(sa.clientEmail);
-    await configure(appId, { platform: "ios", apns_p8_key: forged.p8, apns_key_id: forged.keyId, apns_team_id: forged.teamId, apns_topic: bundle });
+    await configure(appId, {
+      platform: "ios",
+      apns_p8_key: forged.p8,
+      apns_key_id: forged.keyId,
+      apns_team_id: forged.teamId,
+      apns_topic: bundle,
+    });
     await configure(appId, { platform: "android", fcm_service_account: sa.json });
-    const ios = (await sim.createApnsDevices(bundle, 5)).map((t): Registered => ({ platform: "ios", target: t, language: "en" }));
-    const android = (await sim.createFcmDevices(sa.projectId, 5)).map((t): Registered => ({ platform: "android", target: t, language: "de" }));
+    const ios = (await sim.createApnsDevices(bundle, 5)).map(
+      (t): Registered => ({ platform: "ios", target: t, language: "en" }),
+    );
+    const android = (await sim.createFcmDevices(sa.projectId, 5)).map(
+      (t): Registered => ({ platform: "android", target: t, language: "de" }),
+    );
     await register(appId, [...ios, ...android], (d) => d.target);
 
     const sent = await api("POST", "/v1/push/send", { app_id: appId, name: "doomed", contents: CONTENTS });
@@ -157,9 +199,19 @@ describe("a campaign to iOS, Android and web at once", () => {
     const appId = await newApp(bundle);
     const apns = makeApnsKey();
     await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
-    await configure(appId, { platform: "ios", apns_p8_key: apns.p8, apns_key_id: apns.keyId, apns_team_id: apns.teamId, apns_topic: bundle });
+    await configure(appId, {
+      platform: "ios",
+      apns_p8_key: apns.p8,
+      apns_key_id: apns.keyId,
+      apns_team_id: apns.teamId,
+      apns_topic: bundle,
+    });
     const tokens = await sim.createApnsDevices(bundle, 1000);
-    await register(appId, tokens.map((t): Registered => ({ platform: "ios", target: t, language: "en" })), (d) => d.target);
+    await register(
+      appId,
+      tokens.map((t): Registered => ({ platform: "ios", target: t, language: "en" })),
+      (d) => d.target,
+    );
     await sim.clearApnsConnections();
 
     const sent = await api("POST", "/v1/push/send", { app_id: appId, name: "many", contents: CONTENTS });

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 it("allows exactly 1,000 requests a minute per key across two gateways, then 429", async () => {
-  const [a, b] = stack.gatewayUrls.map((u) => restClient(u, stack.apiKey));
+  const [a, _b] = stack.gatewayUrls.map((u) => restClient(u, stack.apiKey));
   const app = await a!("POST", "/v1/apps", { name: "rl", platform: "web", bundle_id: "com.example.rl" });
   expect(app.status).toBe(201);
   const key = await a!("POST", `/v1/apps/${app.body.id}/api-keys`, { name: "limited" });
@@ -25,7 +25,9 @@ it("allows exactly 1,000 requests a minute per key across two gateways, then 429
   const remaining: number[] = [];
   let reset = 0;
   for (let i = 0; i < 1000; i += 20) {
-    const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => clients[(i + j) % 2]!("GET", `/v1/apps/${app.body.id}`)));
+    const batch = await Promise.all(
+      Array.from({ length: 20 }, (_, j) => clients[(i + j) % 2]!("GET", `/v1/apps/${app.body.id}`)),
+    );
     for (const res of batch) {
       expect(res.status).toBe(200);
       expect(res.headers.get("x-ratelimit-limit")).toBe("1000");

@@ -55,6 +55,10 @@ export function makeServiceAccount(opts: { tokenUri?: string; projectId?: string
 export function makeVapidKeys(): { publicKey: string; privateKey: string } {
   const { privateKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
   const jwk = privateKey.export({ format: "jwk" });
-  const point = Buffer.concat([Buffer.from([0x04]), Buffer.from(jwk.x!, "base64url"), Buffer.from(jwk.y!, "base64url")]);
+  const point = Buffer.concat([
+    Buffer.from([0x04]),
+    Buffer.from(jwk.x!, "base64url"),
+    Buffer.from(jwk.y!, "base64url"),
+  ]);
   return { publicKey: point.toString("base64url"), privateKey: jwk.d! };
 }

@@ -5,6 +5,7 @@ import pg from "pg";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
 import { DEFAULT_URLS, reachable, type InfraUrls } from "./infra-urls.js";
+import { SOURCE_NODE_ARGS } from "../../scripts/processes.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -23,9 +24,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const missing: string[] = [];
   for (const [name, u] of Object.entries(urls)) if (!(await reachable(u))) missing.push(`${name} (${u})`);
   if (missing.length > 0) {
-    throw new Error(
-      `test infrastructure unreachable: ${missing.join(", ")}; run 'node scripts/infra.mjs' to start it`,
-    );
+    throw new Error(`test infrastructure unreachable: ${missing.join(", ")}; run 'node scripts/infra.mjs' to start it`);
   }
   await ensureDatabase(urls.databaseUrl);
   await ensureJetStream(urls.natsUrl);
@@ -43,7 +42,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
  */
 function trustSimulatorCa(): void {
   const root = path.resolve(import.meta.dirname, "../..");
-  const simCa = execFileSync(process.execPath, ["--import", "tsx", "services/provider-sim/src/ca-cli.ts"], {
+  const simCa = execFileSync(process.execPath, [...SOURCE_NODE_ARGS, "services/provider-sim/src/ca-cli.ts"], {
     cwd: root,
     encoding: "utf8",
   }).trim();
@@ -68,9 +67,10 @@ async function ensureDatabase(url: string): Promise<void> {
   await client.connect();
   try {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`).catch((err: { code?: string }) => {
-      if (err.code !== "42P04") throw err; // created concurrently
-    });
+    if (!rowCount)
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`).catch((err: { code?: string }) => {
+        if (err.code !== "42P04") throw err; // created concurrently
+      });
   } finally {
     await client.end();
   }

@@ -1,10 +1,14 @@
 import { expect } from "vitest";
-import { restClient } from "./stack.js";
+import type { restClient } from "./stack.js";
 
 export type Rest = ReturnType<typeof restClient>;
 
 /** Runs fn over items with at most `concurrency` in flight. */
-export async function mapLimit<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: T[],
+  concurrency: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   await Promise.all(
@@ -20,7 +24,11 @@ export async function mapLimit<T, R>(items: T[], concurrency: number, fn: (item:
 
 /** An org key without the default 1,000/min limit, for tests that make many calls. */
 export async function bulkKey(api: Rest, appId: string): Promise<string> {
-  const res = await api("POST", `/v1/apps/${appId}/api-keys`, { name: "bulk", scope: "org", rate_limit_per_minute: 1_000_000 });
+  const res = await api("POST", `/v1/apps/${appId}/api-keys`, {
+    name: "bulk",
+    scope: "org",
+    rate_limit_per_minute: 1_000_000,
+  });
   expect(res.status, res.text).toBe(201);
   return res.body.secret as string;
 }
@@ -38,7 +46,7 @@ export async function waitForCampaign(api: Rest, id: string, statuses = ["comple
   throw new Error(`campaign ${id} still ${last?.status} after ${timeoutMs} ms: ${JSON.stringify(last?.stats)}`);
 }
 
-/** Checks DESIGN.md §3's stats invariants of a completed campaign. */
+/** Checks the stats invariants of a completed campaign (docs/design.md §3 Campaign stats). */
 export function expectConsistentStats(campaign: any) {
   const s = campaign.stats;
   expect(s.sent).toBe(campaign.audience_size);

@@ -6,7 +6,14 @@ import path from "node:path";
 import pg from "pg";
 import { uniqueName } from "./unique.js";
 import type { InfraUrls } from "./infra-urls.js";
-import { DEFAULT_PORTS, heraldProcesses, providerUrls, type HeraldPorts, type HeraldProcess } from "../../scripts/processes.mjs";
+import {
+  DEFAULT_PORTS,
+  heraldProcesses,
+  providerUrls,
+  SOURCE_NODE_ARGS,
+  type HeraldPorts,
+  type HeraldProcess,
+} from "../../scripts/processes.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -16,7 +23,7 @@ export interface StackProcess {
   /** Port of its /healthz. */
   health: number;
   env: NodeJS.ProcessEnv;
-  entry: string;
+  args: string[];
   /** Everything the process wrote to stdout and stderr, across restarts. */
   output: string[];
 }
@@ -56,7 +63,10 @@ async function waitHealthy(proc: StackProcess, seconds = 60): Promise<void> {
     if (proc.child.exitCode !== null) {
       throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.output.join("").slice(-3000)}`);
     }
-    const ok = await fetch(`http://127.0.0.1:${proc.health}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${proc.health}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -64,7 +74,7 @@ async function waitHealthy(proc: StackProcess, seconds = 60): Promise<void> {
 }
 
 function spawnProcess(proc: Omit<StackProcess, "child">): StackProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", proc.entry], {
+  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, ...proc.args], {
     cwd: root,
     env: { ...process.env, ...proc.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -181,8 +191,9 @@ async function dropSchemas(databaseUrl: string, id: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ nspname: string }>(
-      "SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", [`${id}%`]);
+    const { rows } = await client.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE $1", [
+      `${id}%`,
+    ]);
     for (const r of rows) await client.query(`DROP SCHEMA "${r.nspname}" CASCADE`);
   } finally {
     await client.end();
@@ -202,7 +213,7 @@ export function restClient(baseUrl: string, apiKey?: string) {
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
     const text = await res.text();
-    let json: any = undefined;
+    let json: any;
     try {
       json = text ? JSON.parse(text) : undefined;
     } catch {

@@ -59,13 +59,10 @@ describe("ApiKeyVerifier", () => {
 
   it("does not cache backend failures", async () => {
     let fail = true;
-    const verifier = new ApiKeyVerifier(
-      async () => {
-        if (fail) throw new ConnectError("down", Code.Unavailable);
-        return principal;
-      },
-      10_000,
-    );
+    const verifier = new ApiKeyVerifier(async () => {
+      if (fail) throw new ConnectError("down", Code.Unavailable);
+      return principal;
+    }, 10_000);
     await expect(verifier.principalFor(GOOD)).rejects.toThrow(/down/);
     fail = false;
     expect(await verifier.principalFor(GOOD)).toEqual(principal);
@@ -75,7 +72,9 @@ describe("ApiKeyVerifier", () => {
     const backend = fakeBackend();
     const verifier = new ApiKeyVerifier(backend.verify, 10_000);
     await verifier.principalFor(GOOD);
-    expect(JSON.stringify([...(verifier as unknown as { cache: { entries: Map<string, unknown> } }).cache.entries.keys()])).not.toContain(GOOD);
+    expect(
+      JSON.stringify([...(verifier as unknown as { cache: { entries: Map<string, unknown> } }).cache.entries.keys()]),
+    ).not.toContain(GOOD);
   });
 });
 

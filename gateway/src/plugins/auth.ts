@@ -41,17 +41,20 @@ export function registerAuth(scope: FastifyInstance, opts: AuthOptions): void {
       return unauthorized(message);
     };
     const header = request.headers.authorization;
-    if (!header) throw fail("missing", "missing Authorization header; send Authorization: Bearer <API key or session token>");
+    if (!header)
+      throw fail("missing", "missing Authorization header; send Authorization: Bearer <API key or session token>");
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const token = match?.[1];
-    if (!token || !TOKEN.test(token)) throw fail("malformed", "Authorization must be Bearer <API key or session token>");
+    if (!token || !TOKEN.test(token))
+      throw fail("malformed", "Authorization must be Bearer <API key or session token>");
 
     if (token.startsWith(API_KEY_PREFIX)) {
       request.principal = await opts.apiKeys.principalFor(token);
       if (!request.principal) throw fail("invalid_key", "invalid or revoked API key");
       return;
     }
-    if (!opts.jwt) throw fail("jwt_disabled", "invalid credentials: not an API key, and session tokens are not enabled");
+    if (!opts.jwt)
+      throw fail("jwt_disabled", "invalid credentials: not an API key, and session tokens are not enabled");
     request.principal = await opts.jwt(token);
     if (!request.principal) throw fail("invalid_jwt", "invalid or expired session token");
   });

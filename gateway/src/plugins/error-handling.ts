@@ -2,9 +2,9 @@ import type { FastifyInstance } from "fastify";
 import { toErrorReply } from "../http-errors.js";
 
 /**
- * Every failure leaves as the seed's JSON error: schema violations, unparsable or
- * oversized bodies, unknown routes, backend errors. The mapping lives in http-errors.ts;
- * this only wires it into fastify and logs what is ours to fix.
+ * Every failure leaves as the API's JSON error (docs/design.md §3 Errors): schema
+ * violations, unparsable or oversized bodies, unknown routes, backend errors. The mapping
+ * lives in http-errors.ts; this only wires it into fastify and logs what is ours to fix.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {

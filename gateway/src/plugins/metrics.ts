@@ -51,7 +51,11 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
 export function registerMetrics(app: FastifyInstance, metrics: GatewayMetrics): void {
   app.addHook("onResponse", async (request, reply) => {
     // Route patterns, not raw URLs, keep the label set small whatever clients send.
-    const labels = { route: request.routeOptions.url ?? "unmatched", method: request.method, status: String(reply.statusCode) };
+    const labels = {
+      route: request.routeOptions.url ?? "unmatched",
+      method: request.method,
+      status: String(reply.statusCode),
+    };
     metrics.requests.inc(labels);
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
   });

@@ -4,7 +4,8 @@ import type { FastifyInstance } from "fastify";
 import { sharedSchemas } from "../schemas/components.js";
 
 /** The document's introduction, with the limits this process actually enforces. */
-const description = (limits: DocumentedLimits) => `
+const description = (limits: DocumentedLimits) =>
+  `
 Herald sends push notifications to the registered devices of mobile and web apps.
 This document is produced by the running gateway from the same JSON Schemas that
 validate requests, so it always matches the deployed version.
@@ -143,7 +144,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
       },
       security: [{ bearer: [] }],
     },
-    transformObject: (documents) => ("openapiObject" in documents ? addDiscriminatorMappings(documents.openapiObject) : documents.swaggerObject),
+    transformObject: (documents) =>
+      "openapiObject" in documents ? addDiscriminatorMappings(documents.openapiObject) : documents.swaggerObject,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
     },

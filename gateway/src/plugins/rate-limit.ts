@@ -20,7 +20,7 @@ export function registerRateLimit(scope: FastifyInstance, opts: RateLimitOptions
     const principal = request.principal;
     if (!principal) return;
     const limit = principal.rateLimitPerMinute;
-    let decision;
+    let decision: ReturnType<typeof decide>;
     try {
       decision = decide(limit, await opts.limiter.hit(principal.identity), opts.now());
     } catch (err) {
@@ -32,7 +32,9 @@ export function registerRateLimit(scope: FastifyInstance, opts: RateLimitOptions
     if (decision.retryAfterSeconds !== undefined) {
       opts.metrics.rateLimited.inc();
       reply.header("retry-after", String(decision.retryAfterSeconds));
-      throw rateLimited(`rate limit of ${limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s`);
+      throw rateLimited(
+        `rate limit of ${limit} requests per minute exceeded; retry in ${decision.retryAfterSeconds} s`,
+      );
     }
   });
 }

@@ -69,17 +69,21 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): v
     },
   );
 
-  scope.delete<{ Params: KeyParams }>("/apps/:app_id/api-keys/:key_id", { schema: revokeApiKeySchema }, async (request, reply) => {
-    const principal = principalOf(request);
-    const app = await apps.authorized(principal, request.params.app_id);
-    const keyId = request.params.key_id;
-    if (principal.scope !== "org") {
-      // An app-scoped key must not be able to switch off the organization's keys.
-      const key = await findKey(credential, app.id, keyId);
-      if (key) assertKeyScopeAllowed(principal, scopeName(key.scope), "revoking an org-scoped key");
-    }
-    await credential.revokeApiKey({ appId: app.id, keyId });
-    deps.apiKeys.forgetKey(`key:${keyId.toLowerCase()}`);
-    return reply.code(204).send();
-  });
+  scope.delete<{ Params: KeyParams }>(
+    "/apps/:app_id/api-keys/:key_id",
+    { schema: revokeApiKeySchema },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const app = await apps.authorized(principal, request.params.app_id);
+      const keyId = request.params.key_id;
+      if (principal.scope !== "org") {
+        // An app-scoped key must not be able to switch off the organization's keys.
+        const key = await findKey(credential, app.id, keyId);
+        if (key) assertKeyScopeAllowed(principal, scopeName(key.scope), "revoking an org-scoped key");
+      }
+      await credential.revokeApiKey({ appId: app.id, keyId });
+      deps.apiKeys.forgetKey(`key:${keyId.toLowerCase()}`);
+      return reply.code(204).send();
+    },
+  );
 }

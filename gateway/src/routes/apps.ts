@@ -1,13 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { assertOrgScope } from "../authorize.js";
 import { principalOf } from "../plugins/auth.js";
-import {
-  createAppSchema,
-  deleteAppSchema,
-  getAppSchema,
-  listAppsSchema,
-  updateAppSchema,
-} from "../schemas/apps.js";
+import { createAppSchema, deleteAppSchema, getAppSchema, listAppsSchema, updateAppSchema } from "../schemas/apps.js";
 import { appView, listView, platformFromName, type PlatformName, type PageQuery } from "../views.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -52,19 +46,23 @@ export function registerAppRoutes(scope: FastifyInstance, deps: RouteDeps): void
     appView(await apps.authorized(principalOf(request), request.params.app_id)),
   );
 
-  scope.put<{ Params: AppParams; Body: Partial<AppFields> }>("/apps/:app_id", { schema: updateAppSchema }, async (request) => {
-    const app = await apps.authorized(principalOf(request), request.params.app_id);
-    const body = request.body;
-    const res = await credential.updateApp({
-      appId: app.id,
-      name: body.name,
-      platform: body.platform === undefined ? undefined : platformFromName(body.platform),
-      bundleId: body.bundle_id,
-    });
-    if (!res.app) throw new Error("UpdateApp answered without an app");
-    apps.remember(res.app);
-    return appView(res.app);
-  });
+  scope.put<{ Params: AppParams; Body: Partial<AppFields> }>(
+    "/apps/:app_id",
+    { schema: updateAppSchema },
+    async (request) => {
+      const app = await apps.authorized(principalOf(request), request.params.app_id);
+      const body = request.body;
+      const res = await credential.updateApp({
+        appId: app.id,
+        name: body.name,
+        platform: body.platform === undefined ? undefined : platformFromName(body.platform),
+        bundleId: body.bundle_id,
+      });
+      if (!res.app) throw new Error("UpdateApp answered without an app");
+      apps.remember(res.app);
+      return appView(res.app);
+    },
+  );
 
   scope.delete<{ Params: AppParams }>("/apps/:app_id", { schema: deleteAppSchema }, async (request, reply) => {
     const principal = principalOf(request);

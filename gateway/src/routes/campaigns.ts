@@ -32,13 +32,17 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
     return found;
   }
 
-  scope.get<{ Querystring: PageQuery & { app_id?: string } }>("/campaigns", { schema: listCampaignsSchema }, async (request) => {
-    const principal = principalOf(request);
-    const q = request.query;
-    const app = await apps.authorized(principal, listAppId(principal, q.app_id));
-    const res = await campaigns.listCampaigns({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
-    return listView(res.campaigns.map(campaignView), res.page, q);
-  });
+  scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
+    "/campaigns",
+    { schema: listCampaignsSchema },
+    async (request) => {
+      const principal = principalOf(request);
+      const q = request.query;
+      const app = await apps.authorized(principal, listAppId(principal, q.app_id));
+      const res = await campaigns.listCampaigns({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
+      return listView(res.campaigns.map(campaignView), res.page, q);
+    },
+  );
 
   scope.get<{ Params: CampaignParams }>("/campaigns/:id", { schema: getCampaignSchema }, async (request) =>
     campaignView(await authorizedCampaign(request)),

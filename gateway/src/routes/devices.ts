@@ -86,19 +86,23 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     deviceView(await authorizedDevice(request)),
   );
 
-  scope.put<{ Params: DeviceParams; Body: UpdateBody }>("/devices/:id", { schema: updateDeviceSchema }, async (request) => {
-    const current = await authorizedDevice(request);
-    const body = request.body;
-    const { device } = await devices.updateDevice({
-      id: current.id,
-      externalId: change(body.external_id),
-      language: change(body.language),
-      timezone: change(body.timezone),
-      appVersion: change(body.app_version),
-      tags: body.tags === undefined ? undefined : { tags: body.tags },
-    });
-    return deviceView(present(device, "UpdateDevice"));
-  });
+  scope.put<{ Params: DeviceParams; Body: UpdateBody }>(
+    "/devices/:id",
+    { schema: updateDeviceSchema },
+    async (request) => {
+      const current = await authorizedDevice(request);
+      const body = request.body;
+      const { device } = await devices.updateDevice({
+        id: current.id,
+        externalId: change(body.external_id),
+        language: change(body.language),
+        timezone: change(body.timezone),
+        appVersion: change(body.app_version),
+        tags: body.tags === undefined ? undefined : { tags: body.tags },
+      });
+      return deviceView(present(device, "UpdateDevice"));
+    },
+  );
 
   scope.delete<{ Params: DeviceParams }>("/devices/:id", { schema: deleteDeviceSchema }, async (request, reply) => {
     const current = await authorizedDevice(request);

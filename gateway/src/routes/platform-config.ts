@@ -36,7 +36,10 @@ export function toCredentials(body: PlatformConfigBody): Credentials {
       };
     case "android": {
       const account = body.fcm_service_account;
-      return { case: "fcm", value: { serviceAccountJson: typeof account === "string" ? account : JSON.stringify(account) } };
+      return {
+        case: "fcm",
+        value: { serviceAccountJson: typeof account === "string" ? account : JSON.stringify(account) },
+      };
     }
     case "web":
       return {
@@ -62,15 +65,22 @@ export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: Route
     { schema: putPlatformConfigSchema },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
-      const { config } = await credential.putPlatformConfig({ appId: app.id, credentials: toCredentials(request.body) });
+      const { config } = await credential.putPlatformConfig({
+        appId: app.id,
+        credentials: toCredentials(request.body),
+      });
       if (!config) throw new Error("PutPlatformConfig answered without a config");
       return platformConfigView(config);
     },
   );
 
-  scope.get<{ Params: AppParams }>("/apps/:app_id/platform-config", { schema: getPlatformConfigsSchema }, async (request) => {
-    const app = await apps.authorized(principalOf(request), request.params.app_id);
-    const { configs } = await credential.getPlatformConfigs({ appId: app.id });
-    return platformConfigsView(app.id, configs);
-  });
+  scope.get<{ Params: AppParams }>(
+    "/apps/:app_id/platform-config",
+    { schema: getPlatformConfigsSchema },
+    async (request) => {
+      const app = await apps.authorized(principalOf(request), request.params.app_id);
+      const { configs } = await credential.getPlatformConfigs({ appId: app.id });
+      return platformConfigsView(app.id, configs);
+    },
+  );
 }

@@ -10,7 +10,8 @@ const SEGMENT_ID = "4a3b2c1d-0e9f-4a8b-9c7d-6e5f4a3b2c1d";
 const minimal: SendBody = { app_id: APP_ID, name: "Sale", contents: { en: { title: "Hi" } } };
 
 /** The request as the client sends it: init shape → message, as Connect does. */
-const request = (...args: Parameters<typeof toCreateCampaignRequest>) => create(CreateCampaignRequestSchema, toCreateCampaignRequest(...args));
+const request = (...args: Parameters<typeof toCreateCampaignRequest>) =>
+  create(CreateCampaignRequestSchema, toCreateCampaignRequest(...args));
 
 describe("toCreateCampaignRequest", () => {
   it("maps a minimal send to all devices, leaving defaults to the service", () => {
@@ -44,7 +45,12 @@ describe("toCreateCampaignRequest", () => {
     );
     expect(JSON.parse(req.dataJson)).toEqual({ action_url: "https://acme.example/sale", nested: { n: 1 } });
     expect(req.contents.de).toMatchObject({ title: "", body: "Angebot" });
-    expect(req.options).toMatchObject({ ttlSeconds: 3600, priority: Priority.HIGH, collapseId: "sale", imageUrl: "https://acme.example/a.png" });
+    expect(req.options).toMatchObject({
+      ttlSeconds: 3600,
+      priority: Priority.HIGH,
+      collapseId: "sale",
+      imageUrl: "https://acme.example/a.png",
+    });
     expect(timestampDate(req.scheduledAt!).toISOString()).toBe("2026-11-21T10:00:00.000Z");
     expect(request({ ...minimal, priority: "normal" }, { type: "all" }).options?.priority).toBe(Priority.NORMAL);
   });

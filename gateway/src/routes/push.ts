@@ -20,7 +20,10 @@ export interface SendBody {
   image_url?: string;
 }
 
-export type SendTarget = { type: "all" } | { type: "users"; external_ids: string[] } | { type: "segment"; segment_id: string };
+export type SendTarget =
+  | { type: "all" }
+  | { type: "users"; external_ids: string[] }
+  | { type: "segment"; segment_id: string };
 
 export interface Idempotency {
   key: string;
@@ -42,7 +45,11 @@ function targetMessage(target: SendTarget): CreateCampaignInit["target"] {
 }
 
 /** A validated send body → CreateCampaign; what the body leaves out, the service defaults. */
-export function toCreateCampaignRequest(body: SendBody, target: SendTarget, idempotency?: Idempotency): CreateCampaignInit {
+export function toCreateCampaignRequest(
+  body: SendBody,
+  target: SendTarget,
+  idempotency?: Idempotency,
+): CreateCampaignInit {
   const contents: Record<string, { title: string; body: string }> = {};
   for (const [lang, content] of Object.entries(body.contents)) {
     contents[lang] = { title: content.title ?? "", body: content.body ?? "" };
@@ -88,7 +95,9 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
     const key = request.headers["idempotency-key"] as string | undefined;
     // The rate-limit identity, `key:<key id>` or `jwt:<sub>`: unique per caller, never shared.
     const idempotency = key === undefined ? undefined : { key, scope: principal.identity };
-    const res = await campaigns.createCampaign(toCreateCampaignRequest({ ...body, app_id: app.id }, target, idempotency));
+    const res = await campaigns.createCampaign(
+      toCreateCampaignRequest({ ...body, app_id: app.id }, target, idempotency),
+    );
     const campaign = res.campaign;
     if (!campaign) throw new Error("CreateCampaign answered without a campaign");
     if (res.created) return reply.code(201).send(campaignView(campaign));
@@ -102,13 +111,21 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
     send(request, reply, request.body, { type: "all" }),
   );
 
-  scope.post<{ Body: SendBody & { external_ids: string[] } }>("/push/send-to-users", { schema: sendToUsersSchema }, async (request, reply) => {
-    const { external_ids, ...body } = request.body;
-    return send(request, reply, body, { type: "users", external_ids });
-  });
+  scope.post<{ Body: SendBody & { external_ids: string[] } }>(
+    "/push/send-to-users",
+    { schema: sendToUsersSchema },
+    async (request, reply) => {
+      const { external_ids, ...body } = request.body;
+      return send(request, reply, body, { type: "users", external_ids });
+    },
+  );
 
-  scope.post<{ Body: SendBody & { segment_id: string } }>("/push/send-to-segment", { schema: sendToSegmentSchema }, async (request, reply) => {
-    const { segment_id, ...body } = request.body;
-    return send(request, reply, body, { type: "segment", segment_id });
-  });
+  scope.post<{ Body: SendBody & { segment_id: string } }>(
+    "/push/send-to-segment",
+    { schema: sendToSegmentSchema },
+    async (request, reply) => {
+      const { segment_id, ...body } = request.body;
+      return send(request, reply, body, { type: "segment", segment_id });
+    },
+  );
 }

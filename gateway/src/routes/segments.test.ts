@@ -10,13 +10,25 @@ describe("toSegmentRule", () => {
     const rule = create(
       SegmentRuleSchema,
       toSegmentRule({
-        tags_any: ["a"], tags_all: ["b"], tags_none: ["c"], platforms: ["ios", "android", "web"], languages: ["de"],
-        app_versions: ["1.0"], timezones: ["Europe/Berlin"], has_external_id: true,
+        tags_any: ["a"],
+        tags_all: ["b"],
+        tags_none: ["c"],
+        platforms: ["ios", "android", "web"],
+        languages: ["de"],
+        app_versions: ["1.0"],
+        timezones: ["Europe/Berlin"],
+        has_external_id: true,
       }),
     );
     expect(rule).toMatchObject({
-      tagsAny: ["a"], tagsAll: ["b"], tagsNone: ["c"], platforms: [Platform.IOS, Platform.ANDROID, Platform.WEB],
-      languages: ["de"], appVersions: ["1.0"], timezones: ["Europe/Berlin"], hasExternalId: true,
+      tagsAny: ["a"],
+      tagsAll: ["b"],
+      tagsNone: ["c"],
+      platforms: [Platform.IOS, Platform.ANDROID, Platform.WEB],
+      languages: ["de"],
+      appVersions: ["1.0"],
+      timezones: ["Europe/Berlin"],
+      hasExternalId: true,
     });
   });
 

@@ -64,28 +64,36 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
     return reply.code(201).send(segmentView(present(segment, "CreateSegment")));
   });
 
-  scope.get<{ Querystring: PageQuery & { app_id?: string } }>("/segments", { schema: listSegmentsSchema }, async (request) => {
-    const principal = principalOf(request);
-    const q = request.query;
-    const app = await apps.authorized(principal, listAppId(principal, q.app_id));
-    const res = await devices.listSegments({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
-    return listView(res.segments.map(segmentView), res.page, q);
-  });
+  scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
+    "/segments",
+    { schema: listSegmentsSchema },
+    async (request) => {
+      const principal = principalOf(request);
+      const q = request.query;
+      const app = await apps.authorized(principal, listAppId(principal, q.app_id));
+      const res = await devices.listSegments({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
+      return listView(res.segments.map(segmentView), res.page, q);
+    },
+  );
 
   scope.get<{ Params: SegmentParams }>("/segments/:id", { schema: getSegmentSchema }, async (request) =>
     segmentView(await authorizedSegment(request)),
   );
 
-  scope.put<{ Params: SegmentParams; Body: UpdateBody }>("/segments/:id", { schema: updateSegmentSchema }, async (request) => {
-    const current = await authorizedSegment(request);
-    const body = request.body;
-    const { segment } = await devices.updateSegment({
-      id: current.id,
-      name: body.name,
-      rule: body.rule === undefined ? undefined : toSegmentRule(body.rule),
-    });
-    return segmentView(present(segment, "UpdateSegment"));
-  });
+  scope.put<{ Params: SegmentParams; Body: UpdateBody }>(
+    "/segments/:id",
+    { schema: updateSegmentSchema },
+    async (request) => {
+      const current = await authorizedSegment(request);
+      const body = request.body;
+      const { segment } = await devices.updateSegment({
+        id: current.id,
+        name: body.name,
+        rule: body.rule === undefined ? undefined : toSegmentRule(body.rule),
+      });
+      return segmentView(present(segment, "UpdateSegment"));
+    },
+  );
 
   scope.delete<{ Params: SegmentParams }>("/segments/:id", { schema: deleteSegmentSchema }, async (request, reply) => {
     const current = await authorizedSegment(request);

@@ -18,8 +18,15 @@ const keyProperties = {
   id: uuid("Key id, used in DELETE …/api-keys/{key_id}."),
   name: { type: "string", description: "Label." },
   scope,
-  app_id: { type: "string", description: "The app the key was created under (for app scope, also the app it may touch)." },
-  prefix: { type: "string", description: "First characters of the secret, to recognise the key.", examples: ["hk_live_Ab3x"] },
+  app_id: {
+    type: "string",
+    description: "The app the key was created under (for app scope, also the app it may touch).",
+  },
+  prefix: {
+    type: "string",
+    description: "First characters of the secret, to recognise the key.",
+    examples: ["hk_live_Ab3x"],
+  },
   rate_limit_per_minute: rateLimit,
   created_at: timestamp("Creation time (UTC)."),
 } as const;
@@ -57,7 +64,8 @@ export const createApiKeySchema = {
   tags,
   operationId: "createApiKey",
   summary: "Create an API key",
-  description: "Org-scoped keys need an organization-scoped caller; an app-scoped key may create app-scoped keys of its own app.",
+  description:
+    "Org-scoped keys need an organization-scoped caller; an app-scoped key may create app-scoped keys of its own app.",
   params: appParams,
   body: {
     type: "object",

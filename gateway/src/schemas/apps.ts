@@ -1,6 +1,12 @@
 import { errorResponses, idParams, listOf, noContent, ok, pageQuery, platform, timestamp, uuid } from "./common.js";
 
-const name = { type: "string", minLength: 1, maxLength: 200, description: "Display name.", examples: ["Acme iOS"] } as const;
+const name = {
+  type: "string",
+  minLength: 1,
+  maxLength: 200,
+  description: "Display name.",
+  examples: ["Acme iOS"],
+} as const;
 const bundleId = {
   type: "string",
   minLength: 1,
@@ -82,7 +88,8 @@ export const deleteAppSchema = {
   tags,
   operationId: "deleteApp",
   summary: "Delete an app",
-  description: "Deletes the app with its devices, platform configs and API keys. Needs an organization-scoped key or session.",
+  description:
+    "Deletes the app with its devices, platform configs and API keys. Needs an organization-scoped key or session.",
   params: appParams,
   response: { 204: noContent("Deleted."), ...errorResponses(403, 404) },
 };

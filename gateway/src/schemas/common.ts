@@ -8,7 +8,13 @@
 export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
 export const uuid = (description: string) =>
-  ({ type: "string", format: "uuid", pattern: UUID_PATTERN, description, examples: ["7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11"] }) as const;
+  ({
+    type: "string",
+    format: "uuid",
+    pattern: UUID_PATTERN,
+    description,
+    examples: ["7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11"],
+  }) as const;
 
 export const timestamp = (description: string) =>
   ({ type: "string", format: "date-time", description, examples: ["2026-11-21T10:00:00.000Z"] }) as const;
@@ -34,7 +40,11 @@ export const errorSchema = {
         "CampaignNotCancellable (409) when a campaign's delivery has already started.",
       examples: ["ValidationError"],
     },
-    message: { type: "string", description: "Human-readable explanation.", examples: ["invalid request body: /name must be string"] },
+    message: {
+      type: "string",
+      description: "Human-readable explanation.",
+      examples: ["invalid request body: /name must be string"],
+    },
     details: {
       type: "array",
       description: "For validation errors: which field failed and why.",

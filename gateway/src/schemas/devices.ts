@@ -1,14 +1,24 @@
 import { errorResponses, idParams, listOf, noContent, ok, pageQuery, platform, timestamp, uuid } from "./common.js";
 
 /** Optional device fields; "" or null clears a stored value on update. */
-const externalId = { type: "string", maxLength: 255, description: "Your own user id; targets send-to-users.", examples: ["user-42"] } as const;
+const externalId = {
+  type: "string",
+  maxLength: 255,
+  description: "Your own user id; targets send-to-users.",
+  examples: ["user-42"],
+} as const;
 const language = {
   type: "string",
   maxLength: 35,
   description: 'ISO 639-1 code selecting the content variant; a region suffix ("pt-BR") is accepted and dropped.',
   examples: ["en"],
 } as const;
-const timezone = { type: "string", maxLength: 64, description: "IANA time zone name.", examples: ["Europe/Berlin"] } as const;
+const timezone = {
+  type: "string",
+  maxLength: 64,
+  description: "IANA time zone name.",
+  examples: ["Europe/Berlin"],
+} as const;
 const appVersion = { type: "string", maxLength: 64, description: "App version string.", examples: ["2.4.1"] } as const;
 const tagList = {
   type: "array",
@@ -24,8 +34,19 @@ export const deviceSchema = {
   type: "object",
   description: "A registered device.",
   required: [
-    "id", "app_id", "push_token", "platform", "external_id", "language", "timezone",
-    "app_version", "tags", "opted_in", "invalid", "created_at", "updated_at",
+    "id",
+    "app_id",
+    "push_token",
+    "platform",
+    "external_id",
+    "language",
+    "timezone",
+    "app_version",
+    "tags",
+    "opted_in",
+    "invalid",
+    "created_at",
+    "updated_at",
   ],
   additionalProperties: false,
   properties: {
@@ -39,7 +60,10 @@ export const deviceSchema = {
     app_version: clearable(appVersion),
     tags: { type: "array", items: { type: "string" } },
     opted_in: { type: "boolean", description: "False after opt-out: no pushes are delivered." },
-    invalid: { type: "boolean", description: "True when a provider declared the token dead; cleared by registering again." },
+    invalid: {
+      type: "boolean",
+      description: "True when a provider declared the token dead; cleared by registering again.",
+    },
     created_at: timestamp("Registration time (UTC)."),
     updated_at: timestamp("Last change (UTC)."),
   },
@@ -100,7 +124,8 @@ export const updateDeviceSchema = {
   tags,
   operationId: "updateDevice",
   summary: "Update a device",
-  description: 'Changes the given fields and keeps the others; "" or null clears an optional field, tags replace the stored tags.',
+  description:
+    'Changes the given fields and keeps the others; "" or null clears an optional field, tags replace the stored tags.',
   params: deviceParams,
   body: {
     type: "object",

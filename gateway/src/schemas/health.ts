@@ -27,7 +27,8 @@ export const readyzSchema = {
   ...publicRoute,
   operationId: "readyz",
   summary: "Readiness",
-  description: "200 when Redis and the credential, device-registry and campaign services answer, else 503. No authentication.",
+  description:
+    "200 when Redis and the credential, device-registry and campaign services answer, else 503. No authentication.",
   response: {
     200: { description: "Ready.", ...status },
     503: { description: "A dependency is down.", ...status },
@@ -38,7 +39,8 @@ export const metricsSchema = {
   ...publicRoute,
   operationId: "metrics",
   summary: "Prometheus metrics",
-  description: "Request counts and durations by route, method and status; rate-limit rejections; auth failures. No authentication.",
+  description:
+    "Request counts and durations by route, method and status; rate-limit rejections; auth failures. No authentication.",
   response: {
     200: {
       description: "Prometheus text exposition format.",

@@ -20,11 +20,29 @@ export const iosInputSchema = {
       type: "string",
       minLength: 1,
       maxLength: 8192,
-      description: "Contents of the .p8 file: the PEM block `-----BEGIN PRIVATE KEY-----…`. Stored encrypted, never returned.",
+      description:
+        "Contents of the .p8 file: the PEM block `-----BEGIN PRIVATE KEY-----…`. Stored encrypted, never returned.",
     },
-    apns_key_id: { type: "string", minLength: 1, maxLength: 64, description: "The key's 10-character Key ID.", examples: ["ABC123DEFG"] },
-    apns_team_id: { type: "string", minLength: 1, maxLength: 64, description: "The 10-character Team ID.", examples: ["DEF123GHIJ"] },
-    apns_topic: { type: "string", maxLength: 255, description: "apns-topic; the app's bundle_id when omitted.", examples: ["com.acme.app"] },
+    apns_key_id: {
+      type: "string",
+      minLength: 1,
+      maxLength: 64,
+      description: "The key's 10-character Key ID.",
+      examples: ["ABC123DEFG"],
+    },
+    apns_team_id: {
+      type: "string",
+      minLength: 1,
+      maxLength: 64,
+      description: "The 10-character Team ID.",
+      examples: ["DEF123GHIJ"],
+    },
+    apns_topic: {
+      type: "string",
+      maxLength: 255,
+      description: "apns-topic; the app's bundle_id when omitted.",
+      examples: ["com.acme.app"],
+    },
     apns_environment: {
       type: "string",
       enum: ["production", "sandbox"],
@@ -60,8 +78,16 @@ export const webInputSchema = {
   additionalProperties: false,
   properties: {
     platform: { type: "string", const: "web" },
-    vapid_public_key: { type: "string", maxLength: 256, description: "base64url uncompressed P-256 point; generated with the private key when both are omitted." },
-    vapid_private_key: { type: "string", maxLength: 256, description: "base64url 32-byte P-256 scalar. Stored encrypted, never returned." },
+    vapid_public_key: {
+      type: "string",
+      maxLength: 256,
+      description: "base64url uncompressed P-256 point; generated with the private key when both are omitted.",
+    },
+    vapid_private_key: {
+      type: "string",
+      maxLength: 256,
+      description: "base64url 32-byte P-256 scalar. Stored encrypted, never returned.",
+    },
     vapid_subject: {
       type: "string",
       minLength: 1,
@@ -150,7 +176,11 @@ export const putPlatformConfigSchema = {
     discriminator: { propertyName: "platform" },
     // The mapping to these components is added to the published document (openapi.ts):
     // ajv's discriminator needs const tags and rejects `mapping`.
-    oneOf: [{ $ref: "IosPlatformConfigInput#" }, { $ref: "AndroidPlatformConfigInput#" }, { $ref: "WebPlatformConfigInput#" }],
+    oneOf: [
+      { $ref: "IosPlatformConfigInput#" },
+      { $ref: "AndroidPlatformConfigInput#" },
+      { $ref: "WebPlatformConfigInput#" },
+    ],
   },
   response: {
     200: {

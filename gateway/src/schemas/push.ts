@@ -12,14 +12,30 @@ const content = {
   minProperties: 1,
   additionalProperties: false,
   properties: {
-    title: { type: "string", maxLength: 256, description: "Notification title, at most 256 characters.", examples: ["Sale starts now"] },
-    body: { type: "string", maxLength: 2048, description: "Notification text, at most 2,048 characters.", examples: ["50% off everything."] },
+    title: {
+      type: "string",
+      maxLength: 256,
+      description: "Notification title, at most 256 characters.",
+      examples: ["Sale starts now"],
+    },
+    body: {
+      type: "string",
+      maxLength: 2048,
+      description: "Notification text, at most 2,048 characters.",
+      examples: ["50% off everything."],
+    },
   },
 } as const;
 
 const sendProperties = {
   app_id: uuid("The app whose devices receive the notification."),
-  name: { type: "string", minLength: 1, maxLength: 200, description: "Your label for the campaign.", examples: ["Spring sale"] },
+  name: {
+    type: "string",
+    minLength: 1,
+    maxLength: 200,
+    description: "Your label for the campaign.",
+    examples: ["Spring sale"],
+  },
   contents: {
     type: "object",
     description:
@@ -108,14 +124,18 @@ export const sendToUsersBody = body(
       minItems: 1,
       maxItems: 10_000,
       items: { type: "string", minLength: 1, maxLength: 255 },
-      description: "Your user ids (devices' external_id): every targetable device of each is sent to. 1 to 10,000; duplicates count once.",
+      description:
+        "Your user ids (devices' external_id): every targetable device of each is sent to. 1 to 10,000; duplicates count once.",
       examples: [["user-42", "user-43"]],
     },
   },
   ["external_ids"],
 );
 
-export const sendToSegmentBody = body({ segment_id: uuid("A segment of the same app (see /v1/segments); unknown: 404.") }, ["segment_id"]);
+export const sendToSegmentBody = body(
+  { segment_id: uuid("A segment of the same app (see /v1/segments); unknown: 404.") },
+  ["segment_id"],
+);
 
 const idempotencyHeaders = {
   type: "object",

@@ -11,7 +11,7 @@ export const segmentRuleSchema = {
     "Which devices of the app a segment selects. Every part that is set must match (AND); within a list, any " +
     "value matches (OR) except for tags_all. Parts left out do not restrict. Only opted-in devices with a valid " +
     "token are ever targeted. At least one part must be set. The stored rule is normalised (language codes " +
-    'lower-cased without region, duplicates dropped) and shows only the parts that are set.',
+    "lower-cased without region, duplicates dropped) and shows only the parts that are set.",
   minProperties: 1,
   additionalProperties: false,
   properties: {
@@ -23,14 +23,33 @@ export const segmentRuleSchema = {
       'The device\'s language is one of these ISO 639-1 codes ("pt-BR" counts as "pt"). Devices without a language do not match.',
       { type: "string", minLength: 2, maxLength: 35 },
     ),
-    app_versions: stringList("The device's app_version is exactly one of these.", { type: "string", minLength: 1, maxLength: 64 }, 100),
-    timezones: stringList("The device's IANA time zone is one of these.", { type: "string", minLength: 1, maxLength: 64 }),
-    has_external_id: { type: "boolean", description: "true: only devices with an external_id; false: only devices without one." },
+    app_versions: stringList(
+      "The device's app_version is exactly one of these.",
+      { type: "string", minLength: 1, maxLength: 64 },
+      100,
+    ),
+    timezones: stringList("The device's IANA time zone is one of these.", {
+      type: "string",
+      minLength: 1,
+      maxLength: 64,
+    }),
+    has_external_id: {
+      type: "boolean",
+      description: "true: only devices with an external_id; false: only devices without one.",
+    },
   },
-  examples: [{ tags_any: ["beta", "premium"], tags_none: ["churned"], platforms: ["ios", "android"], languages: ["de"] }],
+  examples: [
+    { tags_any: ["beta", "premium"], tags_none: ["churned"], platforms: ["ios", "android"], languages: ["de"] },
+  ],
 } as const;
 
-const name = { type: "string", minLength: 1, maxLength: 200, description: "Unique per app.", examples: ["Beta testers in Germany"] } as const;
+const name = {
+  type: "string",
+  minLength: 1,
+  maxLength: 200,
+  description: "Unique per app.",
+  examples: ["Beta testers in Germany"],
+} as const;
 
 export const segmentSchema = {
   $id: "Segment",
@@ -112,7 +131,8 @@ export const deleteSegmentSchema = {
   tags,
   operationId: "deleteSegment",
   summary: "Delete a segment",
-  description: "Scheduled campaigns that target it fail (failure_reason \"segment not found\") when their delivery time comes.",
+  description:
+    'Scheduled campaigns that target it fail (failure_reason "segment not found") when their delivery time comes.',
   params: segmentParams,
   response: { 204: noContent("Deleted."), ...errorResponses(403, 404) },
 };

@@ -24,7 +24,8 @@ export async function startAdminServer(opts: {
         res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
       } else if (req.url === "/readyz") {
         const ok = await (opts.ready?.() ?? Promise.resolve(true)).catch(() => false);
-        res.writeHead(ok ? 200 : 503, { "content-type": "application/json" })
+        res
+          .writeHead(ok ? 200 : 503, { "content-type": "application/json" })
           .end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
       } else if (req.url === "/metrics") {
         res.writeHead(200, { "content-type": opts.registry.contentType }).end(await opts.registry.metrics());

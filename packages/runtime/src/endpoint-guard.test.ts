@@ -37,13 +37,20 @@ describe("classifyAddress", () => {
     expect(classifyAddress(address)).toBe(kind);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "172.15.255.255", "172.32.0.1", "100.63.255.255", "100.128.0.1",
-    "142.250.185.78", "2001:4860:4860::8888", "2a00:1450:4001:80b::200a", "::ffff:8.8.8.8"])(
-    "%s is public",
-    (address) => {
-      expect(classifyAddress(address)).toBe("public");
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.15.255.255",
+    "172.32.0.1",
+    "100.63.255.255",
+    "100.128.0.1",
+    "142.250.185.78",
+    "2001:4860:4860::8888",
+    "2a00:1450:4001:80b::200a",
+    "::ffff:8.8.8.8",
+  ])("%s is public", (address) => {
+    expect(classifyAddress(address)).toBe("public");
+  });
 
   it("treats anything unparsable as reserved", () => {
     expect(classifyAddress("example.com")).toBe("reserved");
@@ -54,7 +61,10 @@ describe("checkEndpointUrl", () => {
   const strict = { allowPrivate: false };
 
   it("requires https unless private addresses are allowed", () => {
-    expect(checkEndpointUrl("http://push.example.com/x", strict)).toEqual({ ok: false, reason: "must be an https URL" });
+    expect(checkEndpointUrl("http://push.example.com/x", strict)).toEqual({
+      ok: false,
+      reason: "must be an https URL",
+    });
     expect(checkEndpointUrl("http://push.example.com/x", { allowPrivate: true })).toMatchObject({ ok: true });
     expect(checkEndpointUrl("ftp://push.example.com/x", { allowPrivate: true })).toMatchObject({ ok: false });
     expect(checkEndpointUrl("not a url", strict)).toEqual({ ok: false, reason: "not a valid URL" });
@@ -66,7 +76,10 @@ describe("checkEndpointUrl", () => {
 
   it("applies the host allow-list, with suffix entries", () => {
     const policy = { allowPrivate: false, allowedHosts: ["fcm.googleapis.com", ".notify.windows.com"] };
-    expect(checkEndpointUrl("https://FCM.googleapis.com/fcm/send/a", policy)).toEqual({ ok: true, host: "fcm.googleapis.com" });
+    expect(checkEndpointUrl("https://FCM.googleapis.com/fcm/send/a", policy)).toEqual({
+      ok: true,
+      host: "fcm.googleapis.com",
+    });
     expect(checkEndpointUrl("https://wns2-db5p.notify.windows.com/w/?token=a", policy)).toMatchObject({ ok: true });
     expect(checkEndpointUrl("https://notify.windows.com/", policy)).toMatchObject({ ok: false });
     expect(checkEndpointUrl("https://evil.example/fcm.googleapis.com", policy)).toMatchObject({ ok: false });
@@ -79,18 +92,29 @@ describe("checkEndpointUrl", () => {
 });
 
 describe("checkPushEndpoint", () => {
-  const resolveTo = (...addresses: string[]): Resolver => async () => addresses;
+  const resolveTo =
+    (...addresses: string[]): Resolver =>
+    async () =>
+      addresses;
   const failing: Resolver = async () => {
     throw new Error("ENOTFOUND");
   };
 
   it("accepts a host that resolves only to public addresses", async () => {
-    const result = await checkPushEndpoint("https://push.example.com/x", { allowPrivate: false }, resolveTo("93.184.216.34"));
+    const result = await checkPushEndpoint(
+      "https://push.example.com/x",
+      { allowPrivate: false },
+      resolveTo("93.184.216.34"),
+    );
     expect(result).toEqual({ ok: true, addresses: ["93.184.216.34"] });
   });
 
   it("refuses a host with any private address among its records", async () => {
-    const result = await checkPushEndpoint("https://push.example.com/x", { allowPrivate: false }, resolveTo("93.184.216.34", "10.0.0.5"));
+    const result = await checkPushEndpoint(
+      "https://push.example.com/x",
+      { allowPrivate: false },
+      resolveTo("93.184.216.34", "10.0.0.5"),
+    );
     expect(result).toEqual({ ok: false, reason: "host resolves to a private address" });
   });
 
@@ -99,7 +123,9 @@ describe("checkPushEndpoint", () => {
       ok: false,
       reason: "host resolves to a link-local address",
     });
-    expect(await checkPushEndpoint("https://[::ffff:127.0.0.1]/", { allowPrivate: false }, failing)).toMatchObject({ ok: false });
+    expect(await checkPushEndpoint("https://[::ffff:127.0.0.1]/", { allowPrivate: false }, failing)).toMatchObject({
+      ok: false,
+    });
     expect(await checkPushEndpoint("https://8.8.8.8/", { allowPrivate: false }, failing)).toMatchObject({ ok: true });
   });
 
@@ -111,7 +137,11 @@ describe("checkPushEndpoint", () => {
   });
 
   it("permits private addresses and http when allowPrivate is set", async () => {
-    expect(await checkPushEndpoint("http://127.0.0.1:4443/push", { allowPrivate: true }, failing)).toMatchObject({ ok: true });
-    expect(await checkPushEndpoint("http://127.0.0.1:4443/push", { allowPrivate: false }, failing)).toMatchObject({ ok: false });
+    expect(await checkPushEndpoint("http://127.0.0.1:4443/push", { allowPrivate: true }, failing)).toMatchObject({
+      ok: true,
+    });
+    expect(await checkPushEndpoint("http://127.0.0.1:4443/push", { allowPrivate: false }, failing)).toMatchObject({
+      ok: false,
+    });
   });
 });

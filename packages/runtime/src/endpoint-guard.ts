@@ -86,7 +86,10 @@ export function checkEndpointUrl(
 }
 
 function hostMatches(host: string, entry: string): boolean {
-  const e = entry.trim().toLowerCase().replace(/^\*(?=\.)/, "");
+  const e = entry
+    .trim()
+    .toLowerCase()
+    .replace(/^\*(?=\.)/, "");
   return e.startsWith(".") ? host.endsWith(e) && host.length > e.length : host === e;
 }
 

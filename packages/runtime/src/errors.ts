@@ -2,8 +2,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 
 /**
  * Services signal client-facing failures with ConnectError. The gateway maps the code to
- * an HTTP status and the seed's error name; `herald-error` metadata overrides the name
- * where the contract wants a more specific one (e.g. CampaignNotCancellable).
+ * an HTTP status and the API's error name (docs/design.md §3 Errors); `herald-error`
+ * metadata overrides the name where the contract wants a more specific one (e.g.
+ * CampaignNotCancellable).
  */
 export const ERROR_NAME_HEADER = "herald-error";
 

@@ -13,3 +13,5 @@ export * from "./streams.js";
 export * from "./endpoint-guard.js";
 export * from "./iso-639-1.js";
 export * from "./closers.js";
+export * from "./run-service.js";
+export * from "./readiness.js";

@@ -8,7 +8,8 @@ describe("ISO 639-1 list", () => {
   });
 
   it("knows common languages and nothing made up", () => {
-    for (const code of ["en", "de", "fr", "es", "pt", "zh", "ja", "ar", "hi", "bh"]) expect(ISO_639_1.has(code)).toBe(true);
+    for (const code of ["en", "de", "fr", "es", "pt", "zh", "ja", "ar", "hi", "bh"])
+      expect(ISO_639_1.has(code)).toBe(true);
     for (const code of ["xx", "qq", "EN", "eng", ""]) expect(ISO_639_1.has(code)).toBe(false);
   });
 });

@@ -33,7 +33,9 @@ export async function startRpcServer(opts: {
   log: Logger;
   interceptors?: Interceptor[];
 }): Promise<RpcServer> {
-  const server = http2.createServer(rpcHandler(opts.routes, [errorInterceptor(opts.log), ...(opts.interceptors ?? [])], opts.log));
+  const server = http2.createServer(
+    rpcHandler(opts.routes, [errorInterceptor(opts.log), ...(opts.interceptors ?? [])], opts.log),
+  );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (s) => {
     sessions.add(s);

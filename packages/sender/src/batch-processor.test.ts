@@ -82,8 +82,16 @@ describe("BatchProcessor", () => {
       d2: [{ kind: "bounced", reason: "Unregistered" }],
       d3: [{ kind: "failed", reason: "BadTopic" }],
       d4: [{ kind: "retry", reason: "503" }, { kind: "delivered" }],
-      d5: [{ kind: "retry", reason: "429", throttled: true, retryAfterMs: 2000 }, { kind: "retry", reason: "429", throttled: true }, { kind: "retry", reason: "429", throttled: true }],
-      d6: [{ kind: "retry", reason: "500" }, { kind: "retry", reason: "500" }, { kind: "retry", reason: "500" }],
+      d5: [
+        { kind: "retry", reason: "429", throttled: true, retryAfterMs: 2000 },
+        { kind: "retry", reason: "429", throttled: true },
+        { kind: "retry", reason: "429", throttled: true },
+      ],
+      d6: [
+        { kind: "retry", reason: "500" },
+        { kind: "retry", reason: "500" },
+        { kind: "retry", reason: "500" },
+      ],
       d7: [],
     });
     const { p, waits } = processor(provider);
@@ -102,7 +110,10 @@ describe("BatchProcessor", () => {
   });
 
   it("fails every target with a readable reason when credentials are missing or unusable", async () => {
-    for (const [fp, reason] of [["missing", "CredentialsNotConfigured"], ["bad", "InvalidCredentials: key does not parse"]]) {
+    for (const [fp, reason] of [
+      ["missing", "CredentialsNotConfigured"],
+      ["bad", "InvalidCredentials: key does not parse"],
+    ]) {
       const provider = scripted({ d1: [{ kind: "delivered" }] });
       const result = await processor(provider, fp).p.process(batch(["d1"]), new AbortController().signal);
       expect(kinds(result)).toEqual({ d1: ["FAILED", reason, 0] });
@@ -118,7 +129,9 @@ describe("BatchProcessor", () => {
   it("fails expired messages without sending them", async () => {
     const provider = scripted({ d1: [{ kind: "delivered" }] });
     const old = batch(["d1"], { ttlSeconds: 60, createdAt: new Date(Date.now() - 120_000) });
-    expect(kinds(await processor(provider).p.process(old, new AbortController().signal))).toEqual({ d1: ["FAILED", "Expired", 0] });
+    expect(kinds(await processor(provider).p.process(old, new AbortController().signal))).toEqual({
+      d1: ["FAILED", "Expired", 0],
+    });
     expect(provider.calls).toEqual([]);
   });
 

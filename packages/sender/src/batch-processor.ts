@@ -73,16 +73,23 @@ export class BatchProcessor<C> {
     const payloads = new Map(batch.payloads.map((p) => [p.index, p]));
     const permanent = await this.permanentFailure(batch);
     if (permanent) {
-      return { outcomes: batch.targets.map((t) => outcome(t.deviceId, OutcomeKind.FAILED, permanent, 0)), invalidations: [] };
+      return {
+        outcomes: batch.targets.map((t) => outcome(t.deviceId, OutcomeKind.FAILED, permanent, 0)),
+        invalidations: [],
+      };
     }
     const creds = await this.deps.credentials.get(batch.appId);
     if (!creds.ok) {
-      return { outcomes: batch.targets.map((t) => outcome(t.deviceId, OutcomeKind.FAILED, creds.reason, 0)), invalidations: [] };
+      return {
+        outcomes: batch.targets.map((t) => outcome(t.deviceId, OutcomeKind.FAILED, creds.reason, 0)),
+        invalidations: [],
+      };
     }
     const results = await Promise.all(
       batch.targets.map((target): Promise<Delivered> => {
         const payload = payloads.get(target.payloadIndex);
-        if (!payload) return Promise.resolve({ outcome: outcome(target.deviceId, OutcomeKind.FAILED, "MissingPayload", 0) });
+        if (!payload)
+          return Promise.resolve({ outcome: outcome(target.deviceId, OutcomeKind.FAILED, "MissingPayload", 0) });
         return this.deliver(batch, target, payload, creds.credentials, signal);
       }),
     );

@@ -125,7 +125,7 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
       slots.release();
       if (stopping.signal.aborted) break;
       const want = slots.available;
-      let messages;
+      let messages: Awaited<ReturnType<typeof consumer.fetch>>;
       try {
         messages = await consumer.fetch({ max_messages: want, expires: 2_000 });
       } catch (err) {

@@ -1,12 +1,15 @@
 import { CredentialService } from "@herald/proto/credential";
 import { platformFromSubject } from "./platform.js";
 import {
+  allReady,
   connectNats,
   createMetricsRegistry,
   createRpcClient,
   startAdminServer,
+  natsReady,
   streamNames,
   type Logger,
+  type ReadyCheck,
 } from "@herald/runtime";
 import { BatchProcessor } from "./batch-processor.js";
 import { CredentialsCache } from "./credentials-cache.js";
@@ -26,7 +29,11 @@ export interface RunningSender {
  * JetStream delivery consumer, retries, metrics and the health/metrics endpoint. The
  * same function runs in production, dev mode and tests.
  */
-export async function startSender<C>(config: SenderConfig, provider: Provider<C>, deps: { log: Logger }): Promise<RunningSender> {
+export async function startSender<C>(
+  config: SenderConfig,
+  provider: Provider<C>,
+  deps: { log: Logger /** What else must answer for the sender to be ready (e.g. Redis). */; ready?: ReadyCheck },
+): Promise<RunningSender> {
   const { log } = deps;
   const registry = createMetricsRegistry(`sender-${provider.platform}`);
   const metrics = senderMetrics(registry, provider.platform);
@@ -65,7 +72,7 @@ export async function startSender<C>(config: SenderConfig, provider: Provider<C>
   const admin = await startAdminServer({
     port: config.adminPort,
     registry,
-    ready: async () => !nc.isClosed(),
+    ready: deps.ready ? allReady(natsReady(nc), deps.ready) : natsReady(nc),
   });
   log.info({ platform: provider.platform, adminPort: admin.port }, "sender started");
   return {

@@ -34,7 +34,13 @@ describe("contentLanguage", () => {
 
 describe("buildDeliveryBatch", () => {
   it("renders each target's language, falling back to en", () => {
-    const batch = buildDeliveryBatch(ctx, "web", 7, [device(1, "de"), device(2, "pt"), device(3), device(4, "de"), device(5, "en")]);
+    const batch = buildDeliveryBatch(ctx, "web", 7, [
+      device(1, "de"),
+      device(2, "pt"),
+      device(3),
+      device(4, "de"),
+      device(5, "en"),
+    ]);
     const rendered = batch.targets.map((t) => {
       const p = batch.payloads.find((x) => x.index === t.payloadIndex)!;
       return [t.deviceId, t.pushToken, p.title, p.body];

@@ -1,5 +1,10 @@
 import { create } from "@bufbuild/protobuf";
-import { DeliveryBatchSchema, RenderedPayloadSchema, type DeliveryBatch, type RenderedPayload } from "@herald/proto/delivery";
+import {
+  DeliveryBatchSchema,
+  RenderedPayloadSchema,
+  type DeliveryBatch,
+  type RenderedPayload,
+} from "@herald/proto/delivery";
 import { toTimestamp } from "@herald/runtime";
 import { PLATFORM_ENUM, type AudienceDevice } from "./audience-source.js";
 import { FALLBACK_LANGUAGE, type Contents, type PlatformName } from "./campaign.js";

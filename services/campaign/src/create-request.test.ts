@@ -99,7 +99,10 @@ describe("CreateCampaign validation", () => {
     });
 
     it('must not hold "aps" (400)', () => {
-      expect(shape({ dataJson: '{"aps":{}}' })).toEqual({ code: Code.InvalidArgument, message: 'data must not contain the key "aps"' });
+      expect(shape({ dataJson: '{"aps":{}}' })).toEqual({
+        code: Code.InvalidArgument,
+        message: 'data must not contain the key "aps"',
+      });
       expect(() => validate({ dataJson: '{"nested":{"aps":1}}' })).not.toThrow();
     });
 
@@ -110,7 +113,9 @@ describe("CreateCampaign validation", () => {
     });
 
     it("keeps any JSON values and treats {} as no data", () => {
-      expect(validate({ dataJson: '{"a":[1,{"b":null}],"c":true}' }).campaign.dataJson).toBe('{"a":[1,{"b":null}],"c":true}');
+      expect(validate({ dataJson: '{"a":[1,{"b":null}],"c":true}' }).campaign.dataJson).toBe(
+        '{"a":[1,{"b":null}],"c":true}',
+      );
       expect(validate({ dataJson: "{}" }).campaign.dataJson).toBe("");
     });
   });
@@ -121,8 +126,13 @@ describe("CreateCampaign validation", () => {
     });
 
     it("deduplicates external ids and bounds them (400)", () => {
-      const ids = (externalIds: string[]) => ({ target: { target: { case: "externalIds" as const, value: { externalIds } } } });
-      expect(validate(ids(["u1", "u2", "u1"])).campaign.target).toEqual({ kind: "external_ids", externalIds: ["u1", "u2"] });
+      const ids = (externalIds: string[]) => ({
+        target: { target: { case: "externalIds" as const, value: { externalIds } } },
+      });
+      expect(validate(ids(["u1", "u2", "u1"])).campaign.target).toEqual({
+        kind: "external_ids",
+        externalIds: ["u1", "u2"],
+      });
       expect(shape(ids([])).code).toBe(Code.InvalidArgument);
       expect(shape(ids(["u1", ""])).code).toBe(Code.InvalidArgument);
       expect(shape(ids(["x".repeat(256)])).code).toBe(Code.InvalidArgument);
@@ -148,10 +158,17 @@ describe("CreateCampaign validation", () => {
     });
 
     it("needs an https image_url of at most 2048 characters (400)", () => {
-      for (const imageUrl of ["http://img.test/a.png", "not a url", `https://img.test/${"a".repeat(2040)}`, "javascript:alert(1)"]) {
+      for (const imageUrl of [
+        "http://img.test/a.png",
+        "not a url",
+        `https://img.test/${"a".repeat(2040)}`,
+        "javascript:alert(1)",
+      ]) {
         expect(shape({ options: { imageUrl } }).code).toBe(Code.InvalidArgument);
       }
-      expect(validate({ options: { imageUrl: "https://img.test/a.png" } }).campaign.options.imageUrl).toBe("https://img.test/a.png");
+      expect(validate({ options: { imageUrl: "https://img.test/a.png" } }).campaign.options.imageUrl).toBe(
+        "https://img.test/a.png",
+      );
     });
   });
 
@@ -166,7 +183,10 @@ describe("CreateCampaign validation", () => {
     });
 
     it("must be a representable time (400)", () => {
-      expect(shape({ scheduledAt: { seconds: 10n ** 15n } })).toEqual({ code: Code.InvalidArgument, message: "scheduled_at must be a valid timestamp" });
+      expect(shape({ scheduledAt: { seconds: 10n ** 15n } })).toEqual({
+        code: Code.InvalidArgument,
+        message: "scheduled_at must be a valid timestamp",
+      });
     });
 
     it("is refused in the past or beyond a year (422)", () => {
@@ -186,7 +206,10 @@ describe("CreateCampaign validation", () => {
   });
 
   it("checks the idempotency key and carries its scope", () => {
-    expect(validate({ idempotencyKey: "k-1", idempotencyScope: "key-9" }).idempotency).toEqual({ scope: "key-9", key: "k-1" });
+    expect(validate({ idempotencyKey: "k-1", idempotencyScope: "key-9" }).idempotency).toEqual({
+      scope: "key-9",
+      key: "k-1",
+    });
     expect(shape({ idempotencyKey: "" }).code).toBe(Code.InvalidArgument);
     expect(shape({ idempotencyKey: "k".repeat(256) }).code).toBe(Code.InvalidArgument);
   });

@@ -43,12 +43,15 @@ export class FanoutRunner {
     const { store, log, leaseMs, metrics } = this.deps;
     const started = performance.now();
     const lease = new AbortController();
-    const heartbeat = setInterval(() => {
-      store.renewLease(job.id, job.leaseToken).catch((err: unknown) => {
-        if (err instanceof LeaseLostError) lease.abort(err);
-        else log.warn({ err, campaignId: job.id }, "fan-out lease renewal failed");
-      });
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        store.renewLease(job.id, job.leaseToken).catch((err: unknown) => {
+          if (err instanceof LeaseLostError) lease.abort(err);
+          else log.warn({ err, campaignId: job.id }, "fan-out lease renewal failed");
+        });
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
     let result: RunResult;
     try {
       result = await this.fanOut(job, shutdown, lease.signal);
@@ -155,7 +158,10 @@ export class FanoutRunner {
       toDeviceId,
       count: devices.length,
     });
-    const { duplicate } = await publisher.publish(job.platform, buildDeliveryBatch(job.delivery, job.platform, seq, devices));
+    const { duplicate } = await publisher.publish(
+      job.platform,
+      buildDeliveryBatch(job.delivery, job.platform, seq, devices),
+    );
     await store.commitBatch(job.id, job.leaseToken, toDeviceId, devices.length);
     job.cursor = toDeviceId;
     this.countPublished(job.platform, devices.length, duplicate);
@@ -171,12 +177,21 @@ export class FanoutRunner {
     const { store, audience, publisher, log } = this.deps;
     const p = job.pending!;
     let devices: AudienceDevice[] = [];
-    const query = { appId: job.appId, target: job.target, platform: p.platform, afterDeviceId: p.fromCursor ?? undefined, pageSize: p.count };
+    const query = {
+      appId: job.appId,
+      target: job.target,
+      platform: p.platform,
+      afterDeviceId: p.fromCursor ?? undefined,
+      pageSize: p.count,
+    };
     for await (const page of audience.pages(query, signal)) {
       devices = page.filter((d) => d.id <= p.toDeviceId).slice(0, p.count);
       break;
     }
-    const { duplicate } = await publisher.publish(p.platform, buildDeliveryBatch(job.delivery, p.platform, p.seq, devices));
+    const { duplicate } = await publisher.publish(
+      p.platform,
+      buildDeliveryBatch(job.delivery, p.platform, p.seq, devices),
+    );
     const count = duplicate ? p.count : devices.length;
     await store.commitBatch(job.id, job.leaseToken, p.toDeviceId, count);
     job.platform = p.platform;

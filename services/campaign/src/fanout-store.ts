@@ -174,7 +174,10 @@ export class FanoutStore {
 
   /** On shutdown: let another replica resume at once instead of waiting out the lease. */
   async release(id: string, leaseToken: string): Promise<void> {
-    await this.pool.query("UPDATE campaigns SET lease_until = now() WHERE id = $1 AND lease_token = $2", [id, leaseToken]);
+    await this.pool.query("UPDATE campaigns SET lease_until = now() WHERE id = $1 AND lease_token = $2", [
+      id,
+      leaseToken,
+    ]);
   }
 
   private async update(id: string, leaseToken: string, set: string, values: unknown[]): Promise<void> {

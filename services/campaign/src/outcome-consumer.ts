@@ -1,5 +1,12 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from "@nats-io/jetstream";
 import { OutcomeBatchSchema, OutcomeKind } from "@herald/proto/delivery";
 import type { Logger, NatsConnection, StreamNames } from "@herald/runtime";
 import type { CampaignMetrics } from "./metrics.js";

@@ -54,7 +54,9 @@ export function contents(value: { [lang: string]: Content }): Contents {
   const out: Contents = {};
   for (const [lang, content] of entries) {
     if (!/^[a-z]{2}$/.test(lang) || !ISO_639_1.has(lang)) {
-      throw invalidArgument(`contents keys must be ISO 639-1 codes such as "en" (two lowercase letters); "${lang.slice(0, 16)}" is not one`);
+      throw invalidArgument(
+        `contents keys must be ISO 639-1 codes such as "en" (two lowercase letters); "${lang.slice(0, 16)}" is not one`,
+      );
     }
     const { title, body } = content;
     if (charCount(title) > LIMITS.titleLength) {
@@ -79,7 +81,8 @@ export function requireFallback(value: Contents): void {
 export function dataJson(value: string): string {
   if (value === "") return "";
   // Whitespace may shrink when compacted, but not by this much: refuse before parsing.
-  if (value.length > LIMITS.dataBytes * 16) throw invalidArgument(`data must be at most ${LIMITS.dataBytes} bytes as JSON`);
+  if (value.length > LIMITS.dataBytes * 16)
+    throw invalidArgument(`data must be at most ${LIMITS.dataBytes} bytes as JSON`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -167,7 +170,9 @@ function imageUrl(value: string): string {
 export function idempotencyKey(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (value === "" || value.length > LIMITS.idempotencyKeyLength || CONTROL.test(value)) {
-    throw invalidArgument(`idempotency key must be 1 to ${LIMITS.idempotencyKeyLength} characters without control characters`);
+    throw invalidArgument(
+      `idempotency key must be 1 to ${LIMITS.idempotencyKeyLength} characters without control characters`,
+    );
   }
   return value;
 }

@@ -16,6 +16,9 @@ import {
   startRpcServer,
   streamNames,
   type Logger,
+  allReady,
+  natsReady,
+  postgresReady,
 } from "@herald/runtime";
 import { RegistryAudience } from "./audience-source.js";
 import { JetStreamBatchPublisher } from "./batch-publisher.js";
@@ -80,7 +83,12 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
       pollMs: config.schedulerIntervalMs,
       log,
     });
-    const scheduler = new Scheduler({ store, intervalMs: config.schedulerIntervalMs, log, onQueued: () => workers.nudge() });
+    const scheduler = new Scheduler({
+      store,
+      intervalMs: config.schedulerIntervalMs,
+      log,
+      onQueued: () => workers.nudge(),
+    });
     const service = new CampaignServiceImpl({ store, audience, metrics, onQueued: () => workers.nudge() });
 
     // Started in this order so that close() stops them in reverse: the background loops
@@ -88,7 +96,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
     const admin = await startAdminServer({
       port: config.adminPort,
       registry,
-      ready: async () => !nc.isClosed() && (await pool.query("SELECT 1")).rowCount === 1,
+      ready: allReady(postgresReady(pool), natsReady(nc)),
     });
     closers.add(() => admin.close());
     const rpc = await startRpcServer({

@@ -18,7 +18,11 @@ export interface CampaignStore {
    * Inserts the campaign. With an idempotency key that is already taken (and not yet
    * expired) it inserts nothing and returns the campaign that took it.
    */
-  create(campaign: NewCampaign, status: "scheduled" | "queued", idempotency?: IdempotencyKey): Promise<{ campaign: CampaignRecord; created: boolean }>;
+  create(
+    campaign: NewCampaign,
+    status: "scheduled" | "queued",
+    idempotency?: IdempotencyKey,
+  ): Promise<{ campaign: CampaignRecord; created: boolean }>;
   findByIdempotencyKey(idempotency: IdempotencyKey): Promise<CampaignRecord | undefined>;
   get(id: string): Promise<CampaignRecord | undefined>;
   list(appId: string, offset: number, limit: number): Promise<{ campaigns: CampaignRecord[]; total: number }>;
@@ -191,7 +195,9 @@ export class PgCampaignStore implements CampaignStore {
     );
     if (rows[0]) return { ok: true, campaign: toCampaignRecord(rows[0]) };
     const current = await this.get(id);
-    return current ? { ok: false, reason: "not_cancellable", status: current.status } : { ok: false, reason: "not_found" };
+    return current
+      ? { ok: false, reason: "not_cancellable", status: current.status }
+      : { ok: false, reason: "not_found" };
   }
 
   async promoteDue(limit: number) {

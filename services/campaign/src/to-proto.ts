@@ -36,7 +36,9 @@ function toTargetMessage(target: Target): CampaignTarget {
     case "all":
       return create(CampaignTargetSchema, { target: { case: "all", value: {} } });
     case "external_ids":
-      return create(CampaignTargetSchema, { target: { case: "externalIds", value: { externalIds: target.externalIds } } });
+      return create(CampaignTargetSchema, {
+        target: { case: "externalIds", value: { externalIds: target.externalIds } },
+      });
     case "segment":
       return create(CampaignTargetSchema, { target: { case: "segment", value: { segmentId: target.segmentId } } });
   }

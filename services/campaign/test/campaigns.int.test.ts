@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, targetsOf, waitFor, type Stack } from "./harness.js";
 
 const PLATFORM_OF = { ios: Platform.IOS, android: Platform.ANDROID, web: Platform.WEB } as const;
-const KINDS = [OutcomeKind.DELIVERED, OutcomeKind.FAILED, OutcomeKind.BOUNCED, OutcomeKind.THROTTLED, OutcomeKind.DELIVERED];
+const KINDS = [
+  OutcomeKind.DELIVERED,
+  OutcomeKind.FAILED,
+  OutcomeKind.BOUNCED,
+  OutcomeKind.THROTTLED,
+  OutcomeKind.DELIVERED,
+];
 
 describe("campaigns", () => {
   let stack: Stack;
@@ -27,10 +33,14 @@ describe("campaigns", () => {
   const contents = { en: { title: "Hello", body: "World" }, de: { title: "Hallo", body: "Welt" } };
   const fannedOut = (id: string) => waitFor(async () => (await stack.row(id)).fanout_done, 15_000, "fan-out");
   const completed = (id: string) =>
-    waitFor(async () => {
-      const { campaign } = await campaigns.getCampaign({ id });
-      return campaign?.status === CampaignStatus.COMPLETED ? campaign : undefined;
-    }, 15_000, "completion");
+    waitFor(
+      async () => {
+        const { campaign } = await campaigns.getCampaign({ id });
+        return campaign?.status === CampaignStatus.COMPLETED ? campaign : undefined;
+      },
+      15_000,
+      "completion",
+    );
 
   it("sends to all: every targetable device once, in its language, then completes with exact stats", async () => {
     const appId = randomUUID();
@@ -39,10 +49,21 @@ describe("campaigns", () => {
       ...Array.from({ length: 10 }, () => ({ platform: "android" as const, language: "de" })),
       ...Array.from({ length: 5 }, () => ({ platform: "web" as const, language: "fr" })),
       ...Array.from({ length: 3 }, () => ({ platform: "ios" as const, language: null })),
-      ...Array.from({ length: 4 }, (_, i) => ({ platform: (["ios", "android"] as const)[i % 2]!, language: "de", optedIn: false })),
-      ...Array.from({ length: 4 }, (_, i) => ({ platform: (["web", "android"] as const)[i % 2]!, language: "en", invalid: true })),
+      ...Array.from({ length: 4 }, (_, i) => ({
+        platform: (["ios", "android"] as const)[i % 2]!,
+        language: "de",
+        optedIn: false,
+      })),
+      ...Array.from({ length: 4 }, (_, i) => ({
+        platform: (["web", "android"] as const)[i % 2]!,
+        language: "en",
+        invalid: true,
+      })),
     ]);
-    await stack.seed(randomUUID(), [{ platform: "ios", language: "en" }, { platform: "web", language: "de" }]);
+    await stack.seed(randomUUID(), [
+      { platform: "ios", language: "en" },
+      { platform: "web", language: "de" },
+    ]);
     const targetable = devices.filter((d) => d.targetable);
 
     const { campaign, created } = await campaigns.createCampaign({
@@ -71,7 +92,13 @@ describe("campaigns", () => {
       expect(batch.targets.length).toBeLessThanOrEqual(4);
       // Only the payloads its targets use.
       expect(new Set(batch.targets.map((t) => t.payloadIndex)).size).toBe(batch.payloads.length);
-      expect(batch).toMatchObject({ appId, dataJson: '{"action_url":"https://example.test/sale"}', ttlSeconds: 3600, highPriority: true, collapseId: "sale" });
+      expect(batch).toMatchObject({
+        appId,
+        dataJson: '{"action_url":"https://example.test/sale"}',
+        ttlSeconds: 3600,
+        highPriority: true,
+        collapseId: "sale",
+      });
     }
 
     const sending = (await campaigns.getCampaign({ id: campaign!.id })).campaign!;
@@ -108,11 +135,18 @@ describe("campaigns", () => {
     await stack.answer([
       {
         subject: "",
-        batch: create(DeliveryBatchSchema, { campaignId: unknown, platform: Platform.IOS, sequence: 0n, targets: [{ deviceId: randomUUID() }] }),
+        batch: create(DeliveryBatchSchema, {
+          campaignId: unknown,
+          platform: Platform.IOS,
+          sequence: 0n,
+          targets: [{ deviceId: randomUUID() }],
+        }),
       },
     ]);
     await waitFor(() => stack.outcomesSettled(), 10_000, "outcomes consumed");
-    const { rows } = await stack.campaignPool.query("SELECT count(*)::int AS n FROM outcomes WHERE campaign_id = $1", [unknown]);
+    const { rows } = await stack.campaignPool.query("SELECT count(*)::int AS n FROM outcomes WHERE campaign_id = $1", [
+      unknown,
+    ]);
     expect(rows[0].n).toBe(0);
   });
 
@@ -195,10 +229,14 @@ describe("campaigns", () => {
       scheduledAt: timestampFromDate(new Date(Date.now() + 1_000)),
     });
     await stack.registry.deleteSegment({ id: segment!.id });
-    const failed = await waitFor(async () => {
-      const { campaign: c } = await campaigns.getCampaign({ id: campaign!.id });
-      return c?.status === CampaignStatus.FAILED ? c : undefined;
-    }, 10_000, "failure");
+    const failed = await waitFor(
+      async () => {
+        const { campaign: c } = await campaigns.getCampaign({ id: campaign!.id });
+        return c?.status === CampaignStatus.FAILED ? c : undefined;
+      },
+      10_000,
+      "failure",
+    );
     expect(failed.failureReason).toBe("segment not found");
     expect(failed.audienceSize).toBe(0n);
     expect((await stack.takeBatches()).filter((b) => b.batch.campaignId === campaign!.id)).toEqual([]);
@@ -206,7 +244,12 @@ describe("campaigns", () => {
 
   it("refuses an unknown segment with NOT_FOUND", async () => {
     const err = await campaigns
-      .createCampaign({ appId: randomUUID(), name: "x", contents, target: { target: { case: "segment", value: { segmentId: randomUUID() } } } })
+      .createCampaign({
+        appId: randomUUID(),
+        name: "x",
+        contents,
+        target: { target: { case: "segment", value: { segmentId: randomUUID() } } },
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.NotFound);
@@ -217,13 +260,21 @@ describe("campaigns", () => {
     const base = { appId: randomUUID(), name: "x", target: { target: { case: "all" as const, value: {} } } };
     const noEn = await campaigns.createCampaign({ ...base, contents: { de: contents.de } }).catch((e: unknown) => e);
     expect((noEn as ConnectError).code).toBe(Code.FailedPrecondition);
-    const badKey = await campaigns.createCampaign({ ...base, contents: { ...contents, english: contents.en } }).catch((e: unknown) => e);
+    const badKey = await campaigns
+      .createCampaign({ ...base, contents: { ...contents, english: contents.en } })
+      .catch((e: unknown) => e);
     expect((badKey as ConnectError).code).toBe(Code.InvalidArgument);
   });
 
   it("returns the first campaign for a repeated idempotency key", async () => {
     const appId = randomUUID();
-    const request = { appId, contents, target: { target: { case: "all" as const, value: {} } }, idempotencyKey: "order-42", idempotencyScope: "key-1" };
+    const request = {
+      appId,
+      contents,
+      target: { target: { case: "all" as const, value: {} } },
+      idempotencyKey: "order-42",
+      idempotencyScope: "key-1",
+    };
     const [a, b] = await Promise.all([
       campaigns.createCampaign({ ...request, name: "first" }),
       campaigns.createCampaign({ ...request, name: "second" }),
@@ -244,7 +295,12 @@ describe("campaigns", () => {
     const appId = randomUUID();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const { campaign } = await campaigns.createCampaign({ appId, name: `c${i}`, contents, target: { target: { case: "all", value: {} } } });
+      const { campaign } = await campaigns.createCampaign({
+        appId,
+        name: `c${i}`,
+        contents,
+        target: { target: { case: "all", value: {} } },
+      });
       ids.push(campaign!.id);
     }
     const first = await campaigns.listCampaigns({ appId, page: { page: 1, perPage: 2 } });
@@ -259,7 +315,11 @@ describe("campaigns", () => {
   it("answers NOT_FOUND for unknown or malformed ids", async () => {
     for (const id of [randomUUID(), "nope"]) {
       // Called one at a time: a rejection must have its handler before it happens.
-      for (const call of [() => campaigns.getCampaign({ id }), () => campaigns.getCampaignStats({ id }), () => campaigns.cancelCampaign({ id })]) {
+      for (const call of [
+        () => campaigns.getCampaign({ id }),
+        () => campaigns.getCampaignStats({ id }),
+        () => campaigns.cancelCampaign({ id }),
+      ]) {
         const err = await call().catch((e: unknown) => e);
         expect((err as ConnectError).code).toBe(Code.NotFound);
       }

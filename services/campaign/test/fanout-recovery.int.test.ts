@@ -2,7 +2,16 @@ import { randomUUID } from "node:crypto";
 import { DiscardPolicy } from "@nats-io/jetstream";
 import { CampaignStatus } from "@herald/proto/campaign";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PLATFORMS, startStack, targetsOf, waitFor, type ReceivedBatch, type SeedDevice, type SeededDevice, type Stack } from "./harness.js";
+import {
+  PLATFORMS,
+  startStack,
+  targetsOf,
+  waitFor,
+  type ReceivedBatch,
+  type SeedDevice,
+  type SeededDevice,
+  type Stack,
+} from "./harness.js";
 
 type Instance = Awaited<ReturnType<Stack["startInstance"]>>;
 
@@ -33,7 +42,11 @@ function expectExactlyOnce(batches: ReceivedBatch[], devices: SeededDevice[]): v
 function countOfFirstBatches(devices: SeededDevice[], n: number): number {
   let total = 0;
   for (const platform of PLATFORMS) {
-    for (let left = devices.filter((d) => d.targetable && d.platform === platform).length; left > 0 && n > 0; left -= 50, n--) {
+    for (
+      let left = devices.filter((d) => d.targetable && d.platform === platform).length;
+      left > 0 && n > 0;
+      left -= 50, n--
+    ) {
       total += Math.min(50, left);
     }
   }
@@ -42,7 +55,12 @@ function countOfFirstBatches(devices: SeededDevice[], n: number): number {
 
 describe("fan-out recovery", () => {
   let stack: Stack;
-  const env = { FANOUT_BATCH_SIZE: "50", FANOUT_PAGE_SIZE: "200", FANOUT_LEASE_MS: "2000", SCHEDULER_INTERVAL_MS: "100" };
+  const env = {
+    FANOUT_BATCH_SIZE: "50",
+    FANOUT_PAGE_SIZE: "200",
+    FANOUT_LEASE_MS: "2000",
+    SCHEDULER_INTERVAL_MS: "100",
+  };
 
   beforeAll(async () => {
     stack = await startStack();
@@ -51,16 +69,25 @@ describe("fan-out recovery", () => {
     await stack?.stop();
   });
 
-  async function finishAndComplete(client: Instance["client"], campaignId: string, batches: ReceivedBatch[], audience: number) {
+  async function finishAndComplete(
+    client: Instance["client"],
+    campaignId: string,
+    batches: ReceivedBatch[],
+    audience: number,
+  ) {
     const row = await stack.row(campaignId);
     expect(Number(row.published_count)).toBe(audience);
     expect(Number(row.audience_size)).toBe(audience);
     expect(row.pending_batch).toBeNull();
     await stack.answer(batches);
-    const done = await waitFor(async () => {
-      const { campaign } = await client.getCampaign({ id: campaignId });
-      return campaign?.status === CampaignStatus.COMPLETED ? campaign : undefined;
-    }, 20_000, "completion");
+    const done = await waitFor(
+      async () => {
+        const { campaign } = await client.getCampaign({ id: campaignId });
+        return campaign?.status === CampaignStatus.COMPLETED ? campaign : undefined;
+      },
+      20_000,
+      "completion",
+    );
     expect(done.audienceSize).toBe(BigInt(audience));
     expect(done.stats?.sent).toBe(BigInt(audience));
     expect(done.stats?.delivered).toBe(BigInt(audience));
@@ -74,17 +101,30 @@ describe("fan-out recovery", () => {
     await stack.jsm.streams.update(stack.names.deliveryStream, { max_msgs: 30, discard: DiscardPolicy.New });
     const { campaign } = await first.client.createCampaign({ appId, name: "big", contents, target: all });
     const id = campaign!.id;
-    const stuck = await waitFor(async () => {
-      const row = await stack.row(id);
-      return (row.pending_batch as { seq?: number } | null)?.seq === 30 ? row : undefined;
-    }, 20_000, "a stuck batch");
+    const stuck = await waitFor(
+      async () => {
+        const row = await stack.row(id);
+        return (row.pending_batch as { seq?: number } | null)?.seq === 30 ? row : undefined;
+      },
+      20_000,
+      "a stuck batch",
+    );
     await first.close();
 
-    expect(stuck).toMatchObject({ status: "sending", fanout_done: false, published_count: String(countOfFirstBatches(devices, 30)) });
+    expect(stuck).toMatchObject({
+      status: "sending",
+      fanout_done: false,
+      published_count: String(countOfFirstBatches(devices, 30)),
+    });
     expect(stuck.pending_batch).toMatchObject({ seq: 30, count: 50 });
-    expect(await stack.row(id)).toMatchObject({ published_count: stuck.published_count, pending_batch: stuck.pending_batch });
+    expect(await stack.row(id)).toMatchObject({
+      published_count: stuck.published_count,
+      pending_batch: stuck.pending_batch,
+    });
     // A crash, not a clean stop: the lease is still held for a while.
-    await stack.campaignPool.query("UPDATE campaigns SET lease_until = now() + interval '1 second' WHERE id = $1", [id]);
+    await stack.campaignPool.query("UPDATE campaigns SET lease_until = now() + interval '1 second' WHERE id = $1", [
+      id,
+    ]);
     await stack.jsm.streams.update(stack.names.deliveryStream, { max_msgs: -1 });
 
     const second = await stack.startInstance(env);
@@ -107,10 +147,19 @@ describe("fan-out recovery", () => {
 
     // Put the row back to the moment after the last batch (web) was stored but before its
     // commit: cursor before the batch, its count not yet added, its pending record set.
-    const web = devices.filter((d) => d.targetable && d.platform === "web").map((d) => d.id).sort();
+    const web = devices
+      .filter((d) => d.targetable && d.platform === "web")
+      .map((d) => d.id)
+      .sort();
     const lastCount = web.length % 50 || 50;
     const from = web.length > lastCount ? web[web.length - lastCount - 1]! : null;
-    const pending = { platform: "web", seq: Number(batchCount) - 1, fromCursor: from, toDeviceId: web[web.length - 1], count: lastCount };
+    const pending = {
+      platform: "web",
+      seq: Number(batchCount) - 1,
+      fromCursor: from,
+      toDeviceId: web[web.length - 1],
+      count: lastCount,
+    };
     await stack.campaignPool.query(
       `UPDATE campaigns SET status = 'sending', fanout_done = false, fanout_platform = 'web', fanout_cursor = $2,
          published_count = published_count - $3, audience_size = 0, pending_batch = $4,
@@ -138,16 +187,32 @@ describe("fan-out recovery", () => {
     );
     const created = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        (i % 2 === 0 ? a : b).client.createCampaign({ appId: apps[i % 3]!.appId, name: `c${i}`, contents, target: all }),
+        (i % 2 === 0 ? a : b).client.createCampaign({
+          appId: apps[i % 3]!.appId,
+          name: `c${i}`,
+          contents,
+          target: all,
+        }),
       ),
     );
     const ids = created.map((c) => c.campaign!.id);
-    await waitFor(async () => (await Promise.all(ids.map((id) => stack.row(id)))).every((r) => r.fanout_done), 30_000, "fan-outs");
+    await waitFor(
+      async () => (await Promise.all(ids.map((id) => stack.row(id)))).every((r) => r.fanout_done),
+      30_000,
+      "fan-outs",
+    );
 
     const batches = await stack.takeBatches();
-    ids.forEach((id, i) => expectExactlyOnce(batches.filter((x) => x.batch.campaignId === id), apps[i % 3]!.devices));
-    const accepted = (await a.metric(PUBLISHED, 'result="accepted"')) + (await b.metric(PUBLISHED, 'result="accepted"'));
-    const duplicates = (await a.metric(PUBLISHED, 'result="duplicate"')) + (await b.metric(PUBLISHED, 'result="duplicate"'));
+    for (const [i, id] of ids.entries()) {
+      expectExactlyOnce(
+        batches.filter((x) => x.batch.campaignId === id),
+        apps[i % 3]!.devices,
+      );
+    }
+    const accepted =
+      (await a.metric(PUBLISHED, 'result="accepted"')) + (await b.metric(PUBLISHED, 'result="accepted"'));
+    const duplicates =
+      (await a.metric(PUBLISHED, 'result="duplicate"')) + (await b.metric(PUBLISHED, 'result="duplicate"'));
     expect(accepted).toBe(batches.length);
     expect(duplicates).toBe(0);
     await stack.answer(batches);

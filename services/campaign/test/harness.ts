@@ -70,7 +70,9 @@ export async function startStack() {
     }),
     { log: log("device-registry") },
   );
-  const registryRpc = createRpcClient(DeviceRegistryService, `http://127.0.0.1:${registry.port}`, { timeoutMs: 30_000 });
+  const registryRpc = createRpcClient(DeviceRegistryService, `http://127.0.0.1:${registry.port}`, {
+    timeoutMs: 30_000,
+  });
   const registryPool: Pool = createPool({ url: infra.databaseUrl, schema: registrySchema, max: 2 });
   const campaignPool: Pool = createPool({ url: infra.databaseUrl, schema: campaignSchema, max: 2 });
   const nc: NatsConnection = await connect({ servers: infra.natsUrl });
@@ -164,7 +166,11 @@ export async function startStack() {
     const out: ReceivedBatch[] = [];
     for (const platform of PLATFORMS) {
       const consumer = await js.consumers.get(names.deliveryStream, `test-sender-${platform}`);
-      for (let pending = (await consumer.info()).num_pending; pending > 0; pending = (await consumer.info()).num_pending) {
+      for (
+        let pending = (await consumer.info()).num_pending;
+        pending > 0;
+        pending = (await consumer.info()).num_pending
+      ) {
         const messages = await consumer.fetch({ max_messages: Math.min(pending, 200), expires: 2_000 });
         for await (const m of messages) {
           out.push({ batch: fromBinary(DeliveryBatchSchema, m.data), subject: m.subject });
@@ -176,7 +182,11 @@ export async function startStack() {
   }
 
   /** Answers batches like a sender: one OutcomeBatch per batch, msgID <campaign>.<platform>.<sequence>. */
-  async function answer(batches: ReceivedBatch[], kindOf: (deviceId: string) => OutcomeKind = () => OutcomeKind.DELIVERED, msgSuffix = "") {
+  async function answer(
+    batches: ReceivedBatch[],
+    kindOf: (deviceId: string) => OutcomeKind = () => OutcomeKind.DELIVERED,
+    msgSuffix = "",
+  ) {
     for (const { batch } of batches) {
       const platform = PLATFORMS[batch.platform - 1]!;
       const outcomes = create(OutcomeBatchSchema, {
@@ -256,7 +266,11 @@ export async function startStack() {
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /** Polls until check returns a value other than undefined/false. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = "condition"): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -267,7 +281,9 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false>, ti
 }
 
 /** Devices in the batches, with the payload each got; throws if a device is in two batches. */
-export function targetsOf(batches: ReceivedBatch[]): Map<string, { title: string; body: string; platform: number; seq: bigint }> {
+export function targetsOf(
+  batches: ReceivedBatch[],
+): Map<string, { title: string; body: string; platform: number; seq: bigint }> {
   const out = new Map<string, { title: string; body: string; platform: number; seq: bigint }>();
   for (const { batch } of batches) {
     const payloads = new Map(batch.payloads.map((p) => [p.index, p]));

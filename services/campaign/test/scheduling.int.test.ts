@@ -15,7 +15,9 @@ describe("scheduling and cancelling", () => {
   beforeAll(async () => {
     stack = await startStack();
     campaigns = (await stack.startInstance({ SCHEDULER_INTERVAL_MS: "200" })).client;
-    deviceIds = (await stack.seed(appId, [{ platform: "ios" }, { platform: "android" }, { platform: "web" }])).map((d) => d.id);
+    deviceIds = (await stack.seed(appId, [{ platform: "ios" }, { platform: "android" }, { platform: "web" }])).map(
+      (d) => d.id,
+    );
   });
   afterAll(async () => {
     await stack?.stop();
@@ -27,7 +29,13 @@ describe("scheduling and cancelling", () => {
 
   it("keeps a scheduled campaign scheduled until its time, then fans it out", async () => {
     const at = new Date(Date.now() + 2_000);
-    const { campaign } = await campaigns.createCampaign({ appId, name: "later", contents, target: all, scheduledAt: timestampFromDate(at) });
+    const { campaign } = await campaigns.createCampaign({
+      appId,
+      name: "later",
+      contents,
+      target: all,
+      scheduledAt: timestampFromDate(at),
+    });
     expect(campaign!.status).toBe(CampaignStatus.SCHEDULED);
     expect(campaign!.scheduledAt).toEqual(timestampFromDate(at));
 
@@ -47,7 +55,13 @@ describe("scheduling and cancelling", () => {
 
   it("cancels a campaign before fan-out: nothing is published, ever", async () => {
     const at = new Date(Date.now() + 1_500);
-    const { campaign } = await campaigns.createCampaign({ appId, name: "cancel me", contents, target: all, scheduledAt: timestampFromDate(at) });
+    const { campaign } = await campaigns.createCampaign({
+      appId,
+      name: "cancel me",
+      contents,
+      target: all,
+      scheduledAt: timestampFromDate(at),
+    });
     const { campaign: cancelled } = await campaigns.cancelCampaign({ id: campaign!.id });
     expect(cancelled!.status).toBe(CampaignStatus.CANCELLED);
 

@@ -10,7 +10,11 @@ export const DEFAULT_ORG = "default";
  * inserts are ON CONFLICT, so restarts and replicas starting together never duplicate
  * them. A bootstrap key that was revoked stays revoked.
  */
-export async function bootstrap(store: CredentialStore, bootstrapSecret: string | undefined, log: Logger): Promise<void> {
+export async function bootstrap(
+  store: CredentialStore,
+  bootstrapSecret: string | undefined,
+  log: Logger,
+): Promise<void> {
   const orgId = await store.ensureOrg(DEFAULT_ORG);
   if (bootstrapSecret === undefined) return;
   const created = await store.ensureApiKey({

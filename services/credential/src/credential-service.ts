@@ -202,7 +202,10 @@ export class CredentialServiceImpl implements ServiceImpl<typeof CredentialServi
 const appLabel = (appId: string) => (check.isUuid(appId) ? `app ${appId}` : "app");
 const appNotFound = (appId: string) => notFound(`${appLabel(appId)} not found`);
 
-function validateCredentials(credentials: PutPlatformConfigRequest["credentials"], app: AppRecord): ValidatedCredentials {
+function validateCredentials(
+  credentials: PutPlatformConfigRequest["credentials"],
+  app: AppRecord,
+): ValidatedCredentials {
   try {
     switch (credentials.case) {
       case "apns":

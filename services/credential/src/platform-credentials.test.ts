@@ -43,7 +43,12 @@ describe("validateApns", () => {
     const input = good();
     const v = validateApns(input, "com.example.app");
     expect(v.platform).toBe("ios");
-    expect(v.publicData).toEqual({ keyId: input.keyId, teamId: input.teamId, topic: "com.example.app", environment: "production" });
+    expect(v.publicData).toEqual({
+      keyId: input.keyId,
+      teamId: input.teamId,
+      topic: "com.example.app",
+      environment: "production",
+    });
     expect(v.privateMaterial).toBe(input.p8Key.trim());
   });
 
@@ -57,15 +62,23 @@ describe("validateApns", () => {
     expectInvalid(() => validateApns({ ...good(), p8Key: p384 }, "a.b"), /P-256.*secp384r1/, pemBody(p384));
     const rsa = pem("rsa");
     expectInvalid(() => validateApns({ ...good(), p8Key: rsa }, "a.b"), /P-256.*rsa/, pemBody(rsa));
-    const garbage = "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbCwganVzdCBzb21lIHRleHQgaGVyZQ==\n-----END PRIVATE KEY-----";
-    expectInvalid(() => validateApns({ ...good(), p8Key: garbage }, "a.b"), /apns_p8_key is not a readable private key/, pemBody(garbage));
+    const garbage =
+      "-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5IGF0IGFsbCwganVzdCBzb21lIHRleHQgaGVyZQ==\n-----END PRIVATE KEY-----";
+    expectInvalid(
+      () => validateApns({ ...good(), p8Key: garbage }, "a.b"),
+      /apns_p8_key is not a readable private key/,
+      pemBody(garbage),
+    );
     expectInvalid(() => validateApns({ ...good(), p8Key: "  " }, "a.b"), /apns_p8_key is required/);
   });
 
   it("rejects key ids and team ids that are not 10 characters A-Z0-9", () => {
     expectInvalid(() => validateApns({ ...good(), keyId: "ABC123" }, "a.b"), /apns_key_id .* \(got 6 characters\)/);
     expectInvalid(() => validateApns({ ...good(), keyId: "abc123defg" }, "a.b"), /apns_key_id/);
-    expectInvalid(() => validateApns({ ...good(), teamId: "ABCDEFGHIJK" }, "a.b"), /apns_team_id .* \(got 11 characters\)/);
+    expectInvalid(
+      () => validateApns({ ...good(), teamId: "ABCDEFGHIJK" }, "a.b"),
+      /apns_team_id .* \(got 11 characters\)/,
+    );
   });
 
   it("rejects a bad environment or topic", () => {
@@ -100,16 +113,30 @@ describe("validateFcm", () => {
 
   it("rejects broken JSON without quoting it", () => {
     const broken = account.json.slice(0, -2);
-    expectInvalid(() => validateFcm({ serviceAccountJson: broken }), /^fcm_service_account is not valid JSON$/, pemBody(account.privateKeyPem));
+    expectInvalid(
+      () => validateFcm({ serviceAccountJson: broken }),
+      /^fcm_service_account is not valid JSON$/,
+      pemBody(account.privateKeyPem),
+    );
     expectInvalid(() => validateFcm({ serviceAccountJson: "[1,2]" }), /must be a JSON object/);
     expectInvalid(() => validateFcm({ serviceAccountJson: "" }), /required/);
   });
 
   it("rejects a wrong type, a non-RSA or unreadable key, a bad email and a non-https token_uri", () => {
-    expectInvalid(() => validateFcm({ serviceAccountJson: withFields({ type: "authorized_user" }) }), /"service_account"/);
+    expectInvalid(
+      () => validateFcm({ serviceAccountJson: withFields({ type: "authorized_user" }) }),
+      /"service_account"/,
+    );
     const ec = pem("ec");
-    expectInvalid(() => validateFcm({ serviceAccountJson: withFields({ private_key: ec }) }), /must be an RSA private key/, pemBody(ec));
-    expectInvalid(() => validateFcm({ serviceAccountJson: withFields({ private_key: "MIIE..." }) }), /not a readable PEM/);
+    expectInvalid(
+      () => validateFcm({ serviceAccountJson: withFields({ private_key: ec }) }),
+      /must be an RSA private key/,
+      pemBody(ec),
+    );
+    expectInvalid(
+      () => validateFcm({ serviceAccountJson: withFields({ private_key: "MIIE..." }) }),
+      /not a readable PEM/,
+    );
     expectInvalid(() => validateFcm({ serviceAccountJson: withFields({ client_email: "nobody" }) }), /client_email/);
     expectInvalid(
       () => validateFcm({ serviceAccountJson: withFields({ token_uri: "http://oauth2.googleapis.com/token" }) }),
@@ -156,7 +183,10 @@ describe("validateVapid", () => {
     expectInvalid(() => validateVapid({ ...k, publicKey: compressed, subject }), /65 bytes/);
     expectInvalid(() => validateVapid({ ...k, publicKey: "not base64!", subject }), /vapid_public_key/);
     expectInvalid(() => validateVapid({ ...k, privateKey: k.privateKey.slice(0, 20), subject }), /32-byte/);
-    expectInvalid(() => validateVapid({ ...k, privateKey: Buffer.alloc(32).toString("base64url"), subject }), /not a valid P-256/);
+    expectInvalid(
+      () => validateVapid({ ...k, privateKey: Buffer.alloc(32).toString("base64url"), subject }),
+      /not a valid P-256/,
+    );
     expectInvalid(() => validateVapid({ publicKey: k.publicKey, privateKey: "", subject }), /given together/);
   });
 

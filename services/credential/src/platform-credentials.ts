@@ -88,7 +88,9 @@ export function validateFcm(input: { serviceAccountJson: string }): ValidatedCre
   if (account.type !== undefined && account.type !== "service_account") {
     throw invalid('fcm_service_account has the wrong type: expected "service_account"');
   }
-  const missing = SERVICE_ACCOUNT_FIELDS.filter((f) => typeof account[f] !== "string" || !(account[f] as string).trim());
+  const missing = SERVICE_ACCOUNT_FIELDS.filter(
+    (f) => typeof account[f] !== "string" || !(account[f] as string).trim(),
+  );
   if (missing.length > 0) throw invalid(`fcm_service_account is missing ${missing.join(", ")}`);
   const field = (f: (typeof SERVICE_ACCOUNT_FIELDS)[number]) => (account[f] as string).trim();
 
@@ -122,7 +124,9 @@ export function validateVapid(input: { publicKey: string; privateKey: string; su
     return { platform: "web", publicData: { publicKey: pair.publicKey, subject }, privateMaterial: pair.privateKey };
   }
   if (!givenPublic || !givenPrivate) {
-    throw invalid("vapid_public_key and vapid_private_key must be given together, or both left empty to generate a pair");
+    throw invalid(
+      "vapid_public_key and vapid_private_key must be given together, or both left empty to generate a pair",
+    );
   }
   const publicKey = decodeBase64Url(givenPublic);
   if (publicKey?.length !== 65 || publicKey[0] !== 0x04) {

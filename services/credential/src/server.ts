@@ -2,17 +2,19 @@ import { fileURLToPath } from "node:url";
 import { jetstream } from "@nats-io/jetstream";
 import { CredentialService } from "@herald/proto/credential";
 import {
+  allReady,
   connectNats,
   createMetricsRegistry,
   createPool,
   ensureStream,
   eventsStreamConfig,
   migrate,
+  natsReady,
+  postgresReady,
   startAdminServer,
   startRpcServer,
   streamNames,
   type Logger,
-  type NatsConnection,
 } from "@herald/runtime";
 import { bootstrap } from "./bootstrap.js";
 import { checkBootstrapKey, type Config } from "./config.js";
@@ -28,7 +30,6 @@ export interface CredentialApp {
 }
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
-const READY_TIMEOUT_MS = 2_000;
 
 /** Wires the credential service. Production, dev mode and tests all start it here. */
 export async function start(config: Config, deps: { log: Logger }): Promise<CredentialApp> {
@@ -67,10 +68,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     const admin = await startAdminServer({
       port: config.adminPort,
       registry: createMetricsRegistry("credential"),
-      ready: async () => {
-        await pool.query("SELECT 1");
-        return natsReachable(nc);
-      },
+      ready: allReady(postgresReady(pool), natsReady(nc)),
     });
 
     return {
@@ -87,19 +85,5 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
   } catch (err) {
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
-  }
-}
-
-/** A round trip to the server within the timeout; false while disconnected. */
-async function natsReachable(nc: NatsConnection): Promise<boolean> {
-  if (nc.isClosed()) return false;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([nc.flush().then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -64,7 +64,11 @@ export interface CredentialStore {
 
   createApp(app: Pick<AppRecord, "orgId" | "name" | "platform" | "bundleId">): Promise<CreateAppResult>;
   getApp(id: string): Promise<AppRecord | undefined>;
-  listApps(orgId: string, onlyAppId: string | undefined, page: PageQuery): Promise<{ apps: AppRecord[]; total: number }>;
+  listApps(
+    orgId: string,
+    onlyAppId: string | undefined,
+    page: PageQuery,
+  ): Promise<{ apps: AppRecord[]; total: number }>;
   updateApp(id: string, patch: Partial<Pick<AppRecord, "name" | "platform" | "bundleId">>): Promise<UpdateAppResult>;
   /** Deletes the app with its app-scoped keys and configs and queues the event, atomically. */
   deleteApp(id: string, event: OutboxEvent): Promise<boolean>;
@@ -141,12 +145,18 @@ export class PostgresCredentialStore implements CredentialStore {
         `SELECT ${APP_COLUMNS} FROM apps WHERE ${filter} ORDER BY created_at, id LIMIT $3 OFFSET $4`,
         [orgId, onlyAppId ?? null, page.limit, page.offset],
       ),
-      this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM apps WHERE ${filter}`, [orgId, onlyAppId ?? null]),
+      this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM apps WHERE ${filter}`, [
+        orgId,
+        onlyAppId ?? null,
+      ]),
     ]);
     return { apps: list.rows, total: Number(count.rows[0]!.total) };
   }
 
-  async updateApp(id: string, patch: Partial<Pick<AppRecord, "name" | "platform" | "bundleId">>): Promise<UpdateAppResult> {
+  async updateApp(
+    id: string,
+    patch: Partial<Pick<AppRecord, "name" | "platform" | "bundleId">>,
+  ): Promise<UpdateAppResult> {
     try {
       const { rows } = await this.pool.query<AppRecord>(
         `UPDATE apps SET name = COALESCE($2, name), platform = COALESCE($3, platform),

@@ -43,7 +43,9 @@ async function readAppDeleted(count: number): Promise<JsMsg[]> {
 
 describe("DeleteApp", () => {
   it("deletes the app with its keys and configs and publishes app.deleted", async () => {
-    const app = (await svc.client.createApp({ orgId, name: "Doomed", platform: Platform.IOS, bundleId: "com.example.doomed" })).app!;
+    const app = (
+      await svc.client.createApp({ orgId, name: "Doomed", platform: Platform.IOS, bundleId: "com.example.doomed" })
+    ).app!;
     const key = await svc.client.createApiKey({ appId: app.id, name: "app key", scope: KeyScope.APP });
     secrets.push(key.secret);
     const apns = makeApnsKey();

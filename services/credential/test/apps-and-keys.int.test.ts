@@ -35,11 +35,21 @@ const newApp = (bundleId: string, platform = Platform.IOS) =>
 describe("apps", () => {
   it("creates, reads, updates and lists apps", async () => {
     const app = await newApp("com.example.crud");
-    expect(app).toMatchObject({ orgId, name: "App com.example.crud", platform: Platform.IOS, bundleId: "com.example.crud" });
+    expect(app).toMatchObject({
+      orgId,
+      name: "App com.example.crud",
+      platform: Platform.IOS,
+      bundleId: "com.example.crud",
+    });
     expect((await svc.client.getApp({ appId: app.id })).app).toEqual(app);
 
     const updated = (await svc.client.updateApp({ appId: app.id, name: "Renamed", platform: Platform.WEB })).app!;
-    expect(updated).toMatchObject({ id: app.id, name: "Renamed", platform: Platform.WEB, bundleId: "com.example.crud" });
+    expect(updated).toMatchObject({
+      id: app.id,
+      name: "Renamed",
+      platform: Platform.WEB,
+      bundleId: "com.example.crud",
+    });
     expect(Number(updated.updatedAt!.seconds) * 1e3 + updated.updatedAt!.nanos / 1e6).toBeGreaterThanOrEqual(
       Number(app.updatedAt!.seconds) * 1e3 + app.updatedAt!.nanos / 1e6,
     );
@@ -82,7 +92,9 @@ describe("apps", () => {
       { orgId, name: "ok", platform: Platform.IOS, bundleId: "" },
     ];
     for (const req of cases) expect((await failure(svc.client.createApp(req))).code).toBe(Code.InvalidArgument);
-    expect((await failure(svc.client.listApps({ orgId, page: { page: 1, perPage: 201 } }))).code).toBe(Code.InvalidArgument);
+    expect((await failure(svc.client.listApps({ orgId, page: { page: 1, perPage: 201 } }))).code).toBe(
+      Code.InvalidArgument,
+    );
   });
 
   it("answers NOT_FOUND for unknown and malformed ids, never INTERNAL", async () => {
@@ -93,7 +105,12 @@ describe("apps", () => {
       expect((await failure(svc.client.listApiKeys({ appId }))).code).toBe(Code.NotFound);
       expect((await failure(svc.client.createApiKey({ appId, name: "k" }))).code).toBe(Code.NotFound);
     }
-    const unknownOrg = { orgId: "6f1c2b9e-1111-4222-8333-444455556666", name: "x", platform: Platform.IOS, bundleId: "a" };
+    const unknownOrg = {
+      orgId: "6f1c2b9e-1111-4222-8333-444455556666",
+      name: "x",
+      platform: Platform.IOS,
+      bundleId: "a",
+    };
     expect((await failure(svc.client.createApp(unknownOrg))).code).toBe(Code.NotFound);
     expect((await failure(svc.client.createApp({ ...unknownOrg, orgId: "bad" }))).code).toBe(Code.NotFound);
   });
@@ -115,9 +132,20 @@ describe("API keys", () => {
     });
     expect(appKey.key?.revokedAt).toBeUndefined();
     const { principal } = await svc.client.verifyApiKey({ secret: appKey.secret });
-    expect(principal).toMatchObject({ orgId, scope: KeyScope.APP, appId: app.id, keyId: appKey.key!.id, rateLimitPerMinute: 1000 });
+    expect(principal).toMatchObject({
+      orgId,
+      scope: KeyScope.APP,
+      appId: app.id,
+      keyId: appKey.key!.id,
+      rateLimitPerMinute: 1000,
+    });
 
-    const orgKey = await svc.client.createApiKey({ appId: app.id, name: "ops", scope: KeyScope.ORG, rateLimitPerMinute: 42 });
+    const orgKey = await svc.client.createApiKey({
+      appId: app.id,
+      name: "ops",
+      scope: KeyScope.ORG,
+      rateLimitPerMinute: 42,
+    });
     secrets.push(orgKey.secret);
     const orgPrincipal = (await svc.client.verifyApiKey({ secret: orgKey.secret })).principal!;
     expect(orgPrincipal).toMatchObject({ orgId, scope: KeyScope.ORG, keyId: orgKey.key!.id, rateLimitPerMinute: 42 });
@@ -173,7 +201,9 @@ describe("API keys", () => {
     const survivor = (await svc.client.verifyApiKey({ secret: orgKey.secret })).principal!;
     expect(survivor).toMatchObject({ orgId, scope: KeyScope.ORG, keyId: orgKey.key!.id });
     const pool = rawPool(config);
-    const { rows } = await pool.query("SELECT app_id FROM api_keys WHERE id = $1", [orgKey.key!.id]).finally(() => pool.end());
+    const { rows } = await pool
+      .query("SELECT app_id FROM api_keys WHERE id = $1", [orgKey.key!.id])
+      .finally(() => pool.end());
     expect(rows).toEqual([{ app_id: null }]);
     expect((await failure(svc.client.deleteApp({ appId: app.id }))).code).toBe(Code.NotFound);
   });

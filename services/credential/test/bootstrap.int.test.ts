@@ -53,7 +53,9 @@ describe("bootstrap API key", () => {
     const replicas = await Promise.all([startService(config), startService(config), startService(config)]);
     running.push(...replicas);
     expect(await countBootstrapRows(config, secret)).toEqual({ keys: 1, orgs: 1 });
-    const principals = await Promise.all(replicas.map(async (r) => (await r.client.verifyApiKey({ secret })).principal));
+    const principals = await Promise.all(
+      replicas.map(async (r) => (await r.client.verifyApiKey({ secret })).principal),
+    );
     expect(new Set(principals.map((p) => p?.keyId)).size).toBe(1);
   });
 

@@ -28,7 +28,8 @@ const failure = (p: Promise<unknown>) =>
 
 let seq = 0;
 const newApp = async (): Promise<App> =>
-  (await svc.client.createApp({ orgId, name: "Configs", platform: Platform.IOS, bundleId: `com.example.cfg${++seq}` })).app!;
+  (await svc.client.createApp({ orgId, name: "Configs", platform: Platform.IOS, bundleId: `com.example.cfg${++seq}` }))
+    .app!;
 
 beforeAll(async () => {
   svc = await startService(config);
@@ -43,30 +44,42 @@ afterAll(async () => {
 describe("platform configs", () => {
   it("stores all three platforms and shows only their public parts", async () => {
     const app = await newApp();
-    const ios = (await svc.client.putPlatformConfig({
-      appId: app.id,
-      credentials: { case: "apns", value: { p8Key: apns.p8, keyId: apns.keyId, teamId: apns.teamId } },
-    })).config!;
+    const ios = (
+      await svc.client.putPlatformConfig({
+        appId: app.id,
+        credentials: { case: "apns", value: { p8Key: apns.p8, keyId: apns.keyId, teamId: apns.teamId } },
+      })
+    ).config!;
     expect(ios).toMatchObject({
       platform: Platform.IOS,
-      details: { case: "apns", value: { keyId: apns.keyId, teamId: apns.teamId, topic: app.bundleId, environment: "production" } },
+      details: {
+        case: "apns",
+        value: { keyId: apns.keyId, teamId: apns.teamId, topic: app.bundleId, environment: "production" },
+      },
     });
     expect(ios.fingerprint).toMatch(/^[0-9a-f]{32}$/);
 
-    const android = (await svc.client.putPlatformConfig({
-      appId: app.id,
-      credentials: { case: "fcm", value: { serviceAccountJson: account.json } },
-    })).config!;
+    const android = (
+      await svc.client.putPlatformConfig({
+        appId: app.id,
+        credentials: { case: "fcm", value: { serviceAccountJson: account.json } },
+      })
+    ).config!;
     expect(android.details).toMatchObject({
       case: "fcm",
       value: { projectId: "herald-int", clientEmail: account.clientEmail, tokenUri: "https://127.0.0.1:4443/token" },
     });
 
-    const web = (await svc.client.putPlatformConfig({
-      appId: app.id,
-      credentials: { case: "vapid", value: { ...vapid, subject: "mailto:ops@example.com" } },
-    })).config!;
-    expect(web.details).toMatchObject({ case: "vapid", value: { publicKey: vapid.publicKey, subject: "mailto:ops@example.com" } });
+    const web = (
+      await svc.client.putPlatformConfig({
+        appId: app.id,
+        credentials: { case: "vapid", value: { ...vapid, subject: "mailto:ops@example.com" } },
+      })
+    ).config!;
+    expect(web.details).toMatchObject({
+      case: "vapid",
+      value: { publicKey: vapid.publicKey, subject: "mailto:ops@example.com" },
+    });
 
     const { configs } = await svc.client.getPlatformConfigs({ appId: app.id });
     expect(configs.map((c) => c.platform).sort()).toEqual([Platform.IOS, Platform.ANDROID, Platform.WEB]);
@@ -77,9 +90,17 @@ describe("platform configs", () => {
     expect(send.fingerprint).toBe(ios.fingerprint);
     expect(send.credentials).toMatchObject({
       case: "apns",
-      value: { p8Key: apns.p8.trim(), keyId: apns.keyId, teamId: apns.teamId, topic: app.bundleId, environment: "production" },
+      value: {
+        p8Key: apns.p8.trim(),
+        keyId: apns.keyId,
+        teamId: apns.teamId,
+        topic: app.bundleId,
+        environment: "production",
+      },
     });
-    expect((await svc.client.getSendCredentials({ appId: app.id, platform: Platform.ANDROID })).credentials).toMatchObject({
+    expect(
+      (await svc.client.getSendCredentials({ appId: app.id, platform: Platform.ANDROID })).credentials,
+    ).toMatchObject({
       case: "fcm",
       value: { serviceAccountJson: account.json },
     });
@@ -92,7 +113,10 @@ describe("platform configs", () => {
   it("generates a valid VAPID pair when none is given, and replaces a config on a second put", async () => {
     const app = await newApp();
     const put = () =>
-      svc.client.putPlatformConfig({ appId: app.id, credentials: { case: "vapid", value: { subject: "https://example.com" } } });
+      svc.client.putPlatformConfig({
+        appId: app.id,
+        credentials: { case: "vapid", value: { subject: "https://example.com" } },
+      });
     const first = (await put()).config!;
     const second = (await put()).config!;
     expect(second.fingerprint).not.toBe(first.fingerprint);
@@ -115,10 +139,22 @@ describe("platform configs", () => {
     const other = makeVapidKeys();
     secrets.push(other.privateKey);
     const cases = [
-      [{ case: "apns", value: { p8Key: "garbage", keyId: apns.keyId, teamId: apns.teamId } }, /apns_p8_key is not a readable/],
-      [{ case: "apns", value: { p8Key: apns.p8, keyId: "SHORT", teamId: apns.teamId } }, /apns_key_id must be exactly 10/],
-      [{ case: "fcm", value: { serviceAccountJson: "{\"type\":\"service_account\"}" } }, /missing project_id, client_email, private_key, token_uri/],
-      [{ case: "vapid", value: { publicKey: vapid.publicKey, privateKey: other.privateKey, subject: "mailto:a@b.c" } }, /does not belong/],
+      [
+        { case: "apns", value: { p8Key: "garbage", keyId: apns.keyId, teamId: apns.teamId } },
+        /apns_p8_key is not a readable/,
+      ],
+      [
+        { case: "apns", value: { p8Key: apns.p8, keyId: "SHORT", teamId: apns.teamId } },
+        /apns_key_id must be exactly 10/,
+      ],
+      [
+        { case: "fcm", value: { serviceAccountJson: '{"type":"service_account"}' } },
+        /missing project_id, client_email, private_key, token_uri/,
+      ],
+      [
+        { case: "vapid", value: { publicKey: vapid.publicKey, privateKey: other.privateKey, subject: "mailto:a@b.c" } },
+        /does not belong/,
+      ],
       [{ case: "vapid", value: { subject: "ftp://example.com" } }, /vapid_subject must be a mailto: or https: URL/],
     ] as const;
     for (const [credentials, message] of cases) {
@@ -135,11 +171,18 @@ describe("platform configs", () => {
     const app = await newApp();
     for (const appId of ["6f1c2b9e-1111-4222-8333-444455556666", "nope"]) {
       expect((await failure(svc.client.getPlatformConfigs({ appId }))).code).toBe(Code.NotFound);
-      const put = svc.client.putPlatformConfig({ appId, credentials: { case: "vapid", value: { subject: "mailto:a@b.c" } } });
+      const put = svc.client.putPlatformConfig({
+        appId,
+        credentials: { case: "vapid", value: { subject: "mailto:a@b.c" } },
+      });
       expect((await failure(put)).code).toBe(Code.NotFound);
-      expect((await failure(svc.client.getSendCredentials({ appId, platform: Platform.WEB }))).code).toBe(Code.NotFound);
+      expect((await failure(svc.client.getSendCredentials({ appId, platform: Platform.WEB }))).code).toBe(
+        Code.NotFound,
+      );
     }
-    expect((await failure(svc.client.getSendCredentials({ appId: app.id, platform: Platform.IOS }))).code).toBe(Code.NotFound);
+    expect((await failure(svc.client.getSendCredentials({ appId: app.id, platform: Platform.IOS }))).code).toBe(
+      Code.NotFound,
+    );
     expect((await failure(svc.client.getSendCredentials({ appId: app.id, platform: Platform.UNSPECIFIED }))).code).toBe(
       Code.InvalidArgument,
     );
@@ -152,7 +195,10 @@ describe("platform configs", () => {
       appId: app.id,
       credentials: { case: "apns", value: { p8Key: apns.p8, keyId: apns.keyId, teamId: apns.teamId } },
     });
-    await svc.client.putPlatformConfig({ appId: app.id, credentials: { case: "fcm", value: { serviceAccountJson: account.json } } });
+    await svc.client.putPlatformConfig({
+      appId: app.id,
+      credentials: { case: "fcm", value: { serviceAccountJson: account.json } },
+    });
     await svc.client.putPlatformConfig({
       appId: app.id,
       credentials: { case: "vapid", value: { ...vapid, subject: "mailto:ops@example.com" } },
@@ -160,10 +206,12 @@ describe("platform configs", () => {
 
     const pool = rawPool(config);
     try {
-      const { rows } = await pool.query<{ platform: string; public_data: unknown; sealed: Buffer; key_version: number }>(
-        "SELECT platform, public_data, sealed, key_version FROM platform_configs WHERE app_id = $1",
-        [app.id],
-      );
+      const { rows } = await pool.query<{
+        platform: string;
+        public_data: unknown;
+        sealed: Buffer;
+        key_version: number;
+      }>("SELECT platform, public_data, sealed, key_version FROM platform_configs WHERE app_id = $1", [app.id]);
       expect(rows).toHaveLength(3);
       for (const row of rows) {
         expect(row.key_version).toBe(1);
@@ -171,7 +219,10 @@ describe("platform configs", () => {
         for (const secret of [...secrets, "PRIVATE KEY"]) expect(dump).not.toContain(secret);
       }
       // A sealed blob copied to another app's row does not open there.
-      await svc.client.putPlatformConfig({ appId: victim.id, credentials: { case: "vapid", value: { subject: "mailto:a@b.c" } } });
+      await svc.client.putPlatformConfig({
+        appId: victim.id,
+        credentials: { case: "vapid", value: { subject: "mailto:a@b.c" } },
+      });
       await pool.query(
         `UPDATE platform_configs SET sealed = (SELECT sealed FROM platform_configs WHERE app_id = $1 AND platform = 'web')
          WHERE app_id = $2 AND platform = 'web'`,

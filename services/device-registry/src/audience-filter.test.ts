@@ -34,18 +34,28 @@ async function rejection(call: Promise<unknown>): Promise<ConnectError> {
 describe("audienceTarget", () => {
   it("requires a filter", async () => {
     await expect(audienceTarget(APP, undefined, noSegments)).rejects.toThrow(/filter must be one of/);
-    await expect(audienceTarget(APP, create(AudienceFilterSchema), noSegments)).rejects.toThrow(/filter must be one of/);
+    await expect(audienceTarget(APP, create(AudienceFilterSchema), noSegments)).rejects.toThrow(
+      /filter must be one of/,
+    );
   });
 
   it("deduplicates and bounds external ids", async () => {
-    const filter = (ids: string[]) => create(AudienceFilterSchema, { target: { case: "externalIds", value: { externalIds: ids } } });
-    expect(await audienceTarget(APP, filter(["a", "b", "a"]), noSegments)).toEqual({ kind: "externalIds", externalIds: ["a", "b"] });
+    const filter = (ids: string[]) =>
+      create(AudienceFilterSchema, { target: { case: "externalIds", value: { externalIds: ids } } });
+    expect(await audienceTarget(APP, filter(["a", "b", "a"]), noSegments)).toEqual({
+      kind: "externalIds",
+      externalIds: ["a", "b"],
+    });
     const tooMany = Array.from({ length: MAX_EXTERNAL_IDS + 1 }, (_, i) => `u${i}`);
     await expect(audienceTarget(APP, filter(tooMany), noSegments)).rejects.toThrow(/at most 10000/);
   });
 
   it("maps platforms and normalises languages of a segment rule", async () => {
-    const filter = segmentFilter({ platforms: [Platform.IOS, Platform.IOS, Platform.WEB], languages: ["PT-br", "pt"], hasExternalId: false });
+    const filter = segmentFilter({
+      platforms: [Platform.IOS, Platform.IOS, Platform.WEB],
+      languages: ["PT-br", "pt"],
+      hasExternalId: false,
+    });
     expect(await audienceTarget(APP, filter, noSegments)).toMatchObject({
       kind: "segment",
       rule: { platforms: ["ios", "web"], languages: ["pt"], hasExternalId: false },
@@ -53,12 +63,18 @@ describe("audienceTarget", () => {
   });
 
   it("refuses an unspecified platform", async () => {
-    await expect(audienceTarget(APP, segmentFilter({ platforms: [Platform.UNSPECIFIED] }), noSegments)).rejects.toThrow(/segment.platforms/);
+    await expect(audienceTarget(APP, segmentFilter({ platforms: [Platform.UNSPECIFIED] }), noSegments)).rejects.toThrow(
+      /segment.platforms/,
+    );
   });
 
   it("answers NOT_FOUND for an unknown, malformed or other app's segment id", async () => {
     const lookup = storedSegment(storedSegmentRule(create(SegmentRuleSchema, { tagsAny: ["vip"] })));
-    for (const [appId, id] of [[APP, "0e0b1d4e-4b8e-4c55-9b37-7a2b64f7e111"], [APP, "segment-1"], ["4a1c0f7e-5b3d-4f2a-8c6e-9d0b1a2c3d4e", SEGMENT]]) {
+    for (const [appId, id] of [
+      [APP, "0e0b1d4e-4b8e-4c55-9b37-7a2b64f7e111"],
+      [APP, "segment-1"],
+      ["4a1c0f7e-5b3d-4f2a-8c6e-9d0b1a2c3d4e", SEGMENT],
+    ]) {
       const err = await rejection(audienceTarget(appId!, segmentIdFilter(id!), lookup));
       expect(err.code).toBe(Code.NotFound);
       expect(err.rawMessage).toBe("segment not found");
@@ -69,7 +85,9 @@ describe("audienceTarget", () => {
     const lookup: SegmentLookup = async () => {
       throw new Error("looked up");
     };
-    await expect(audienceTarget(APP, segmentIdFilter("x'; DROP TABLE segments"), lookup)).rejects.toThrow(/segment not found/);
+    await expect(audienceTarget(APP, segmentIdFilter("x'; DROP TABLE segments"), lookup)).rejects.toThrow(
+      /segment not found/,
+    );
   });
 });
 
@@ -79,10 +97,19 @@ describe("a stored segment", () => {
     ["platforms and languages", { platforms: [Platform.ANDROID, Platform.WEB], languages: ["de", "PT-br"] }],
     ["versions and time zones", { appVersions: ["1.0", "2.0"], timezones: ["europe/berlin", "America/New_York"] }],
     ["external id only", { hasExternalId: false }],
-    ["every part", {
-      tagsAny: ["a"], tagsAll: ["b"], tagsNone: ["c"], platforms: [Platform.IOS], languages: ["en"],
-      appVersions: ["3.1"], timezones: ["Asia/Kolkata"], hasExternalId: true,
-    }],
+    [
+      "every part",
+      {
+        tagsAny: ["a"],
+        tagsAll: ["b"],
+        tagsNone: ["c"],
+        platforms: [Platform.IOS],
+        languages: ["en"],
+        appVersions: ["3.1"],
+        timezones: ["Asia/Kolkata"],
+        hasExternalId: true,
+      },
+    ],
   ];
 
   it.each(rules)("selects with the same SQL as its rule inline: %s", async (_name, init) => {
@@ -101,7 +128,11 @@ describe("audience", () => {
   it("narrows to a platform when one is set", async () => {
     const all = create(AudienceFilterSchema, { target: { case: "all", value: {} } });
     expect(await audience("a", all, undefined, noSegments)).toEqual({ appId: "a", target: { kind: "all" } });
-    expect(await audience("a", all, Platform.ANDROID, noSegments)).toEqual({ appId: "a", target: { kind: "all" }, platform: "android" });
+    expect(await audience("a", all, Platform.ANDROID, noSegments)).toEqual({
+      appId: "a",
+      target: { kind: "all" },
+      platform: "android",
+    });
     await expect(audience("a", all, Platform.UNSPECIFIED, noSegments)).rejects.toThrow(/platform must be/);
   });
 });

@@ -25,7 +25,11 @@ export async function audience(
 }
 
 /** Turns the wire filter into a validated target for the audience query builder. */
-export async function audienceTarget(appId: string, filter: AudienceFilter | undefined, lookup: SegmentLookup): Promise<AudienceTarget> {
+export async function audienceTarget(
+  appId: string,
+  filter: AudienceFilter | undefined,
+  lookup: SegmentLookup,
+): Promise<AudienceTarget> {
   const target = filter?.target;
   switch (target?.case) {
     case "all":

@@ -5,7 +5,13 @@ const APP = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 const AFTER = "00000000-0000-4000-8000-000000000001";
 const TARGETABLE = "app_id = $1::uuid AND opted_in AND NOT invalid";
 const emptyRule: SegmentCriteria = {
-  tagsAny: [], tagsAll: [], tagsNone: [], platforms: [], languages: [], appVersions: [], timezones: [],
+  tagsAny: [],
+  tagsAll: [],
+  tagsNone: [],
+  platforms: [],
+  languages: [],
+  appVersions: [],
+  timezones: [],
 };
 
 describe("audiencePageQuery", () => {
@@ -24,7 +30,11 @@ describe("audiencePageQuery", () => {
   });
 
   it("selects external ids as one array parameter", () => {
-    const q = audiencePageQuery({ appId: APP, target: { kind: "externalIds", externalIds: ["u1", "u'2; DROP TABLE devices"] } }, AFTER, 10);
+    const q = audiencePageQuery(
+      { appId: APP, target: { kind: "externalIds", externalIds: ["u1", "u'2; DROP TABLE devices"] } },
+      AFTER,
+      10,
+    );
     expect(q.text).toBe(
       "SELECT id, platform, push_token, language FROM devices WHERE " +
         `${TARGETABLE} AND external_id = ANY($2::text[]) AND id > $3::uuid ORDER BY id LIMIT $4`,
@@ -33,7 +43,11 @@ describe("audiencePageQuery", () => {
   });
 
   it("narrows any target to one platform", () => {
-    const q = audiencePageQuery({ appId: APP, target: { kind: "externalIds", externalIds: ["u1"] }, platform: "web" }, undefined, 10);
+    const q = audiencePageQuery(
+      { appId: APP, target: { kind: "externalIds", externalIds: ["u1"] }, platform: "web" },
+      undefined,
+      10,
+    );
     expect(q.text).toBe(
       "SELECT id, platform, push_token, language FROM devices WHERE " +
         `${TARGETABLE} AND platform = $2 AND external_id = ANY($3::text[]) ORDER BY id LIMIT $4`,
@@ -80,7 +94,10 @@ describe("audienceCountQuery", () => {
   it("combines every set part of a rule with AND, numbering parameters in order", () => {
     const q = audienceCountQuery({
       appId: APP,
-      target: { kind: "segment", rule: { ...emptyRule, tagsAny: ["a"], tagsNone: ["b"], platforms: ["android"], hasExternalId: true } },
+      target: {
+        kind: "segment",
+        rule: { ...emptyRule, tagsAny: ["a"], tagsNone: ["b"], platforms: ["android"], hasExternalId: true },
+      },
     });
     expect(q.text).toBe(
       `SELECT count(*)::bigint AS count FROM devices WHERE ${TARGETABLE} AND tags && $2::text[] ` +

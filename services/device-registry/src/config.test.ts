@@ -23,6 +23,8 @@ describe("configSpec", () => {
   });
 
   it("reports every bad variable at once", () => {
-    expect(() => readEnv(configSpec, { PORT: "x", HERALD_WEBPUSH_ALLOW_PRIVATE: "maybe" })).toThrow(/PORT.*HERALD_WEBPUSH_ALLOW_PRIVATE/);
+    expect(() => readEnv(configSpec, { PORT: "x", HERALD_WEBPUSH_ALLOW_PRIVATE: "maybe" })).toThrow(
+      /PORT.*HERALD_WEBPUSH_ALLOW_PRIVATE/,
+    );
   });
 });

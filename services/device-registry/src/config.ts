@@ -5,7 +5,10 @@ const hostList = (name: string): EnvVar<string[] | undefined> => ({
   name,
   default: undefined,
   parse: (raw) => {
-    const hosts = raw.split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+    const hosts = raw
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
     return hosts.length > 0 ? hosts : undefined;
   },
 });

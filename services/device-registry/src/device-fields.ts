@@ -16,7 +16,7 @@ const CONTROL = /\p{Cc}/u;
 /** ISO 639-1 code, any case; a region or script suffix ("pt-BR", "zh_Hant") is dropped. */
 export function normaliseLanguage(value: string): string {
   const code = languageCode(value);
-  if (!code) throw invalidArgument("language must be an ISO 639-1 code such as \"en\" or \"pt-BR\"");
+  if (!code) throw invalidArgument('language must be an ISO 639-1 code such as "en" or "pt-BR"');
   return code;
 }
 
@@ -28,7 +28,7 @@ export function languageCode(value: string): string | undefined {
 
 export function normaliseTimezone(value: string): string {
   const name = timezoneName(value);
-  if (!name) throw invalidArgument("timezone must be an IANA time zone name such as \"Europe/Berlin\"");
+  if (!name) throw invalidArgument('timezone must be an IANA time zone name such as "Europe/Berlin"');
   return name;
 }
 
@@ -50,14 +50,18 @@ export function timezoneName(value: string): string | undefined {
 
 export function checkExternalId(value: string): string {
   if (value.length > MAX_EXTERNAL_ID_LENGTH || CONTROL.test(value)) {
-    throw invalidArgument(`external_id must be at most ${MAX_EXTERNAL_ID_LENGTH} characters without control characters`);
+    throw invalidArgument(
+      `external_id must be at most ${MAX_EXTERNAL_ID_LENGTH} characters without control characters`,
+    );
   }
   return value;
 }
 
 export function checkAppVersion(value: string): string {
   if (!isAppVersion(value)) {
-    throw invalidArgument(`app_version must be at most ${MAX_APP_VERSION_LENGTH} characters without control characters`);
+    throw invalidArgument(
+      `app_version must be at most ${MAX_APP_VERSION_LENGTH} characters without control characters`,
+    );
   }
   return value;
 }

@@ -24,7 +24,9 @@ interface Deps {
  * statements and a lone message waits for nothing. The store's rule applies: a device
  * registered again after the observation stays valid.
  */
-export function startDeviceInvalidatedConsumer(opts: Deps & { nc: NatsConnection; names: StreamNames }): Promise<EventsConsumer> {
+export function startDeviceInvalidatedConsumer(
+  opts: Deps & { nc: NatsConnection; names: StreamNames },
+): Promise<EventsConsumer> {
   return startEventsConsumer({
     ...opts,
     durable: "device-registry-invalidated",

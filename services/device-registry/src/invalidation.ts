@@ -20,6 +20,10 @@ export function toInvalidation(inv: { deviceId: string; observedAt?: Timestamp; 
   if (!inv.observedAt) return { ok: false, problem: "observed_at is required" };
   const observedAt = fromTimestamp(inv.observedAt);
   const time = observedAt.getTime();
-  if (!(time >= EARLIEST && time <= LATEST)) return { ok: false, problem: "observed_at must be a time between 1970 and 9999" };
-  return { ok: true, invalidation: { deviceId: inv.deviceId, observedAt, reason: inv.reason.slice(0, MAX_REASON_LENGTH) } };
+  if (!(time >= EARLIEST && time <= LATEST))
+    return { ok: false, problem: "observed_at must be a time between 1970 and 9999" };
+  return {
+    ok: true,
+    invalidation: { deviceId: inv.deviceId, observedAt, reason: inv.reason.slice(0, MAX_REASON_LENGTH) },
+  };
 }

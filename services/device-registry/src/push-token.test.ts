@@ -15,7 +15,10 @@ describe("ios tokens", () => {
   });
 
   it.each(["", "abc", "g".repeat(64), "a".repeat(63), "a".repeat(65), `${"a".repeat(62)} a`])("refuses %j", (raw) => {
-    expect(canonicalPushToken("ios", raw)).toEqual({ ok: false, reason: "an ios token must be 64 hexadecimal characters" });
+    expect(canonicalPushToken("ios", raw)).toEqual({
+      ok: false,
+      reason: "an ios token must be 64 hexadecimal characters",
+    });
   });
 });
 
@@ -49,12 +52,31 @@ describe("web subscriptions", () => {
     ["an array", [], "must have an endpoint and keys"],
     ["no keys", { endpoint }, "must have an endpoint and keys"],
     ["a relative endpoint", { endpoint: "/push/1", keys: { p256dh, auth } }, "endpoint must be a URL"],
-    ["a non-http endpoint", { endpoint: "ftp://push.example/1", keys: { p256dh, auth } }, "endpoint must be an https URL"],
+    [
+      "a non-http endpoint",
+      { endpoint: "ftp://push.example/1", keys: { p256dh, auth } },
+      "endpoint must be an https URL",
+    ],
     ["p256dh not base64url", { endpoint, keys: { p256dh: "a+b/", auth } }, "keys.p256dh"],
     ["p256dh too short", { endpoint, keys: { p256dh: randomBytes(33).toString("base64url"), auth } }, "keys.p256dh"],
-    ["p256dh compressed", { endpoint, keys: { p256dh: Buffer.concat([Buffer.from([2]), randomBytes(64)]).toString("base64url"), auth } }, "keys.p256dh"],
-    ["p256dh off the curve", { endpoint, keys: { p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString("base64url"), auth } }, "keys.p256dh"],
-    ["auth of 15 bytes", { endpoint, keys: { p256dh, auth: randomBytes(15).toString("base64url") } }, "keys.auth must be 16 bytes"],
+    [
+      "p256dh compressed",
+      { endpoint, keys: { p256dh: Buffer.concat([Buffer.from([2]), randomBytes(64)]).toString("base64url"), auth } },
+      "keys.p256dh",
+    ],
+    [
+      "p256dh off the curve",
+      {
+        endpoint,
+        keys: { p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString("base64url"), auth },
+      },
+      "keys.p256dh",
+    ],
+    [
+      "auth of 15 bytes",
+      { endpoint, keys: { p256dh, auth: randomBytes(15).toString("base64url") } },
+      "keys.auth must be 16 bytes",
+    ],
     ["auth not a string", { endpoint, keys: { p256dh, auth: 16 } }, "keys.auth"],
     ["an endpoint too long", { endpoint: `${endpoint}/${"a".repeat(2100)}`, keys: { p256dh, auth } }, "at most 2048"],
   ])("refuses %s", (_name, value, reason) => {

@@ -3,7 +3,7 @@ import { createHash, createPublicKey } from "node:crypto";
 export type DevicePlatform = "ios" | "android" | "web";
 
 export type TokenCheck =
-  | { ok: true; token: string; /** Web only: the endpoint to pass through the SSRF guard. */ endpoint?: string }
+  | { ok: true; token: string /** Web only: the endpoint to pass through the SSRF guard. */; endpoint?: string }
   | { ok: false; reason: string };
 
 const IOS_TOKEN = /^[0-9a-fA-F]{64}$/;
@@ -58,7 +58,7 @@ function canonicalWebSubscription(raw: string): TokenCheck {
     return fail("keys.p256dh must be a base64url uncompressed P-256 public key (65 bytes)");
   }
   const secret = decodeBase64Url(auth);
-  if (!secret || secret.length !== 16) return fail("keys.auth must be 16 bytes, base64url-encoded");
+  if (secret?.length !== 16) return fail("keys.auth must be 16 bytes, base64url-encoded");
   const token = JSON.stringify({
     endpoint: endpoint.href,
     keys: { p256dh: publicKey.toString("base64url"), auth: secret.toString("base64url") },
@@ -84,7 +84,12 @@ function isP256Point(key: Buffer): boolean {
   if (key.length !== 65 || key[0] !== 0x04) return false;
   try {
     createPublicKey({
-      key: { kty: "EC", crv: "P-256", x: key.subarray(1, 33).toString("base64url"), y: key.subarray(33).toString("base64url") },
+      key: {
+        kty: "EC",
+        crv: "P-256",
+        x: key.subarray(1, 33).toString("base64url"),
+        y: key.subarray(33).toString("base64url"),
+      },
       format: "jwk",
     });
     return true;

@@ -14,7 +14,10 @@ export async function* readyBatches<T>(source: AsyncIterable<T>, max: number): A
     next = it.next();
     while (batch.length < max) {
       // Items already queued settle within microtasks; setImmediate fires only after them.
-      const ready = await Promise.race([next, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+      const ready = await Promise.race([
+        next,
+        new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined))),
+      ]);
       if (ready === undefined) break;
       if (ready.done) {
         yield batch;

@@ -22,13 +22,25 @@ function invalidArgument(fn: () => unknown): string {
 describe("storedSegmentRule", () => {
   it("normalises like the device fields: distinct values, ISO 639-1 codes, canonical time zones", () => {
     expect(
-      storedSegmentRule(rule({
-        tagsAny: ["vip", "vip", "beta"], platforms: [Platform.WEB, Platform.WEB], languages: ["PT-br", "pt", "en_US"],
-        appVersions: ["1.0", "1.0"], timezones: ["europe/berlin", "Asia/Kolkata"], hasExternalId: true,
-      })),
+      storedSegmentRule(
+        rule({
+          tagsAny: ["vip", "vip", "beta"],
+          platforms: [Platform.WEB, Platform.WEB],
+          languages: ["PT-br", "pt", "en_US"],
+          appVersions: ["1.0", "1.0"],
+          timezones: ["europe/berlin", "Asia/Kolkata"],
+          hasExternalId: true,
+        }),
+      ),
     ).toEqual({
-      tagsAny: ["vip", "beta"], tagsAll: [], tagsNone: [], platforms: ["web"], languages: ["pt", "en"],
-      appVersions: ["1.0"], timezones: ["Europe/Berlin", "Asia/Kolkata"], hasExternalId: true,
+      tagsAny: ["vip", "beta"],
+      tagsAll: [],
+      tagsNone: [],
+      platforms: ["web"],
+      languages: ["pt", "en"],
+      appVersions: ["1.0"],
+      timezones: ["Europe/Berlin", "Asia/Kolkata"],
+      hasExternalId: true,
     });
   });
 
@@ -50,7 +62,11 @@ describe("storedSegmentRule", () => {
     ["unknown platform number", { platforms: [42 as Platform] }, /^rule.platforms must name/],
     ["language", { languages: ["en", "xx"] }, /^rule.languages must hold ISO 639-1 codes/],
     ["time zone", { timezones: ["Mars/Olympus_Mons"] }, /^rule.timezones must hold IANA time zone names/],
-    ["too many app_versions", { appVersions: many(101) }, /^rule.app_versions must hold at most 100 distinct versions$/],
+    [
+      "too many app_versions",
+      { appVersions: many(101) },
+      /^rule.app_versions must hold at most 100 distinct versions$/,
+    ],
     ["long app version", { appVersions: ["1".repeat(65)] }, /^rule.app_versions: each version must be 1-64 characters/],
     ["empty app version", { appVersions: [""] }, /^rule.app_versions: each version must be 1-64/],
     ["huge raw list", { languages: many(1_001, () => "en") }, /^rule.languages must hold at most 1000 values$/],
@@ -59,7 +75,9 @@ describe("storedSegmentRule", () => {
   });
 
   it("accepts the limits exactly", () => {
-    const criteria = storedSegmentRule(rule({ tagsAny: many(100, (i) => `${i}`.padStart(64, "t")), appVersions: many(100) }));
+    const criteria = storedSegmentRule(
+      rule({ tagsAny: many(100, (i) => `${i}`.padStart(64, "t")), appVersions: many(100) }),
+    );
     expect(criteria.tagsAny).toHaveLength(100);
     expect(criteria.appVersions).toHaveLength(100);
   });
@@ -67,12 +85,21 @@ describe("storedSegmentRule", () => {
 
 describe("segmentCriteria", () => {
   it("names the rule as the caller calls it", () => {
-    expect(invalidArgument(() => segmentCriteria(rule({ timezones: ["Nowhere"] }), "segment"))).toMatch(/^segment.timezones/);
+    expect(invalidArgument(() => segmentCriteria(rule({ timezones: ["Nowhere"] }), "segment"))).toMatch(
+      /^segment.timezones/,
+    );
   });
 
   it("lets an inline rule be empty: it selects every targetable device", () => {
     expect(segmentCriteria(rule({}), "segment")).toEqual({
-      tagsAny: [], tagsAll: [], tagsNone: [], platforms: [], languages: [], appVersions: [], timezones: [], hasExternalId: undefined,
+      tagsAny: [],
+      tagsAll: [],
+      tagsNone: [],
+      platforms: [],
+      languages: [],
+      appVersions: [],
+      timezones: [],
+      hasExternalId: undefined,
     });
   });
 });
@@ -83,7 +110,12 @@ describe("segmentName", () => {
     expect(segmentName("é".repeat(200))).toHaveLength(200);
   });
 
-  it.each([["empty", ""], ["blank", "   "], ["too long", "n".repeat(201)], ["control character", "a\u0000b"]])("refuses %s", (_name, name) => {
+  it.each([
+    ["empty", ""],
+    ["blank", "   "],
+    ["too long", "n".repeat(201)],
+    ["control character", "a\u0000b"],
+  ])("refuses %s", (_name, name) => {
     expect(invalidArgument(() => segmentName(name))).toMatch(/^name must be 1-200 characters/);
   });
 });

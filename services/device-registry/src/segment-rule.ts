@@ -26,23 +26,35 @@ export const MAX_SEGMENT_NAME = 200;
  */
 export function segmentCriteria(rule: SegmentRule, field: string): SegmentCriteria {
   const lists = {
-    tags_any: rule.tagsAny, tags_all: rule.tagsAll, tags_none: rule.tagsNone, platforms: rule.platforms,
-    languages: rule.languages, app_versions: rule.appVersions, timezones: rule.timezones,
+    tags_any: rule.tagsAny,
+    tags_all: rule.tagsAll,
+    tags_none: rule.tagsNone,
+    platforms: rule.platforms,
+    languages: rule.languages,
+    app_versions: rule.appVersions,
+    timezones: rule.timezones,
   };
   for (const [name, list] of Object.entries(lists)) {
-    if (list.length > MAX_RULE_VALUES) throw invalidArgument(`${field}.${name} must hold at most ${MAX_RULE_VALUES} values`);
+    if (list.length > MAX_RULE_VALUES)
+      throw invalidArgument(`${field}.${name} must hold at most ${MAX_RULE_VALUES} values`);
   }
   return {
     tagsAny: tags(rule.tagsAny, `${field}.tags_any`),
     tagsAll: tags(rule.tagsAll, `${field}.tags_all`),
     tagsNone: tags(rule.tagsNone, `${field}.tags_none`),
-    platforms: distinct(rule.platforms.map((p) => platformName(p) ?? refuse(`${field}.platforms must name ios, android or web`))),
+    platforms: distinct(
+      rule.platforms.map((p) => platformName(p) ?? refuse(`${field}.platforms must name ios, android or web`)),
+    ),
     languages: distinct(
-      rule.languages.map((l) => languageCode(l) ?? refuse(`${field}.languages must hold ISO 639-1 codes such as "en" or "pt-BR"`)),
+      rule.languages.map(
+        (l) => languageCode(l) ?? refuse(`${field}.languages must hold ISO 639-1 codes such as "en" or "pt-BR"`),
+      ),
     ),
     appVersions: appVersions(rule.appVersions, `${field}.app_versions`),
     timezones: distinct(
-      rule.timezones.map((tz) => timezoneName(tz) ?? refuse(`${field}.timezones must hold IANA time zone names such as "Europe/Berlin"`)),
+      rule.timezones.map(
+        (tz) => timezoneName(tz) ?? refuse(`${field}.timezones must hold IANA time zone names such as "Europe/Berlin"`),
+      ),
     ),
     hasExternalId: rule.hasExternalId,
   };
@@ -86,7 +98,9 @@ function appVersions(list: readonly string[], field: string): string[] {
     throw invalidArgument(`${field} must hold at most ${MAX_RULE_APP_VERSIONS} distinct versions`);
   }
   if (!unique.every((v) => v !== "" && isAppVersion(v))) {
-    throw invalidArgument(`${field}: each version must be 1-${MAX_APP_VERSION_LENGTH} characters without control characters`);
+    throw invalidArgument(
+      `${field}: each version must be 1-${MAX_APP_VERSION_LENGTH} characters without control characters`,
+    );
   }
   return unique;
 }

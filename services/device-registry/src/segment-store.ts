@@ -47,10 +47,11 @@ export class PgSegmentStore implements SegmentStore {
   constructor(private readonly pool: Pool) {}
 
   async create(appId: string, name: string, rule: SegmentCriteria): Promise<SegmentWrite> {
-    return this.write(
-      `INSERT INTO segments (app_id, name, rule) VALUES ($1, $2, $3) RETURNING ${SEGMENT_COLUMNS}`,
-      [appId, name, toStoredRule(rule)],
-    );
+    return this.write(`INSERT INTO segments (app_id, name, rule) VALUES ($1, $2, $3) RETURNING ${SEGMENT_COLUMNS}`, [
+      appId,
+      name,
+      toStoredRule(rule),
+    ]);
   }
 
   async get(id: string): Promise<SegmentRow | undefined> {

@@ -9,6 +9,9 @@ import {
   startRpcServer,
   streamNames,
   type Logger,
+  allReady,
+  natsReady,
+  postgresReady,
 } from "@herald/runtime";
 import { DeviceRegistryService } from "@herald/proto/device";
 import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
@@ -65,7 +68,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
     const admin = await startAdminServer({
       port: config.adminPort,
       registry,
-      ready: async () => !nc.isClosed() && (await pool.query("SELECT 1")).rowCount === 1,
+      ready: allReady(postgresReady(pool), natsReady(nc)),
     });
     closers.add(() => admin.close());
     return { port: rpc.port, adminPort: admin.port, close };

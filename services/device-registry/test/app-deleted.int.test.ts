@@ -18,7 +18,9 @@ async function insertDevices(r: Registry, appId: string, count: number): Promise
 }
 
 async function deviceCount(r: Registry, appId: string): Promise<number> {
-  const { rows } = await r.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM devices WHERE app_id = $1", [appId]);
+  const { rows } = await r.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM devices WHERE app_id = $1", [
+    appId,
+  ]);
   return rows[0]!.n;
 }
 
@@ -40,8 +42,12 @@ describe("app.deleted", () => {
     const kept = randomUUID();
     await insertDevices(r, deleted, DELETE_BATCH * 2 + 17);
     await insertDevices(r, kept, 25);
-    const doomed = (await r.client.createSegment({ appId: deleted, name: "all android", rule: { platforms: [Platform.ANDROID] } })).segment!;
-    const survivor = (await r.client.createSegment({ appId: kept, name: "all android", rule: { platforms: [Platform.ANDROID] } })).segment!;
+    const doomed = (
+      await r.client.createSegment({ appId: deleted, name: "all android", rule: { platforms: [Platform.ANDROID] } })
+    ).segment!;
+    const survivor = (
+      await r.client.createSegment({ appId: kept, name: "all android", rule: { platforms: [Platform.ANDROID] } })
+    ).segment!;
     const js = jetstream(nc);
 
     // A malformed event is dropped and does not block the ones behind it.
@@ -70,8 +76,13 @@ describe("app.deleted", () => {
     // The consumer's statements fail while the table is away; the message is nak'ed, not lost.
     await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
     try {
-      const ack = await jetstream(nc).publish(r.names.appDeleted, JSON.stringify({ app_id: appId, deleted_at: new Date().toISOString() }));
-      await waitFor(async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq);
+      const ack = await jetstream(nc).publish(
+        r.names.appDeleted,
+        JSON.stringify({ app_id: appId, deleted_at: new Date().toISOString() }),
+      );
+      await waitFor(
+        async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300));
     } finally {
       await r.pool.query("ALTER TABLE devices_away RENAME TO devices");

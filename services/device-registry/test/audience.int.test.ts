@@ -24,7 +24,10 @@ describe("audience", () => {
   });
 
   const expected = (match: (d: Seeded) => boolean) =>
-    devices.filter((d) => d.targetable && match(d)).map((d) => d.id).sort(byId);
+    devices
+      .filter((d) => d.targetable && match(d))
+      .map((d) => d.id)
+      .sort(byId);
 
   async function stream(req: {
     filter?: MessageInitShape<typeof AudienceFilterSchema>;
@@ -90,9 +93,19 @@ describe("audience", () => {
     ["without external id", seg({ hasExternalId: false }), (d) => d.external_id === null],
     [
       "combined rule",
-      seg({ tagsAny: ["beta"], tagsNone: ["churned"], platforms: [Platform.ANDROID], languages: ["en", "fr"], hasExternalId: true }),
-      (d) => d.tags.includes("beta") && !d.tags.includes("churned") && d.platform === "android" &&
-        ["en", "fr"].includes(d.language) && d.external_id !== null,
+      seg({
+        tagsAny: ["beta"],
+        tagsNone: ["churned"],
+        platforms: [Platform.ANDROID],
+        languages: ["en", "fr"],
+        hasExternalId: true,
+      }),
+      (d) =>
+        d.tags.includes("beta") &&
+        !d.tags.includes("churned") &&
+        d.platform === "android" &&
+        ["en", "fr"].includes(d.language) &&
+        d.external_id !== null,
     ],
   ];
 
@@ -124,15 +137,24 @@ describe("audience", () => {
       for (const platform of [Platform.IOS, Platform.ANDROID]) {
         const inline = await r.client.countAudience({ appId, filter, platform });
         expect((await r.client.countAudience({ appId, filter: stored, platform })).count).toBe(inline.count);
-        expect((await stream({ filter: stored, platform, pageSize: 700 })).ids).toEqual((await stream({ filter, platform })).ids);
+        expect((await stream({ filter: stored, platform, pageSize: 700 })).ids).toEqual(
+          (await stream({ filter, platform })).ids,
+        );
       }
     });
 
     it("answers NOT_FOUND for a segment of another app, an unknown id and a malformed one", async () => {
-      const { segment } = await r.client.createSegment({ appId: randomUUID(), name: "elsewhere", rule: { tagsAny: ["vip"] } });
+      const { segment } = await r.client.createSegment({
+        appId: randomUUID(),
+        name: "elsewhere",
+        rule: { tagsAny: ["vip"] },
+      });
       for (const id of [segment!.id, randomUUID(), "not-a-uuid"]) {
         const filter = { target: { case: "segmentId" as const, value: id } };
-        await expect(r.client.countAudience({ appId, filter })).rejects.toMatchObject({ code: Code.NotFound, rawMessage: "segment not found" });
+        await expect(r.client.countAudience({ appId, filter })).rejects.toMatchObject({
+          code: Code.NotFound,
+          rawMessage: "segment not found",
+        });
         await expect(stream({ filter })).rejects.toMatchObject({ code: Code.NotFound });
       }
     });
@@ -141,7 +163,9 @@ describe("audience", () => {
       const { segment } = await r.client.createSegment({ appId, name: "changing", rule: { tagsAll: ["vip"] } });
       const stored = { target: { case: "segmentId" as const, value: segment!.id } };
       await r.client.updateSegment({ id: segment!.id, rule: { tagsAll: ["churned"] } });
-      expect((await r.client.countAudience({ appId, filter: stored })).count).toBe(BigInt(expected((d) => d.tags.includes("churned")).length));
+      expect((await r.client.countAudience({ appId, filter: stored })).count).toBe(
+        BigInt(expected((d) => d.tags.includes("churned")).length),
+      );
       await r.client.deleteSegment({ id: segment!.id });
       await expect(r.client.countAudience({ appId, filter: stored })).rejects.toMatchObject({ code: Code.NotFound });
     });

@@ -27,17 +27,27 @@ describe("device.invalidated", () => {
   });
 
   const register = async () =>
-    (await r.client.registerDevice({ appId, pushToken: randomBytes(32).toString("hex"), platform: Platform.IOS })).device!;
+    (await r.client.registerDevice({ appId, pushToken: randomBytes(32).toString("hex"), platform: Platform.IOS }))
+      .device!;
 
   function event(deviceId: string, observedAt: Date, reason = "Unregistered"): Uint8Array {
     return toBinary(
       DeviceInvalidatedSchema,
-      create(DeviceInvalidatedSchema, { deviceId, appId, platform: Platform.IOS, reason, observedAt: timestampFromDate(observedAt) }),
+      create(DeviceInvalidatedSchema, {
+        deviceId,
+        appId,
+        platform: Platform.IOS,
+        reason,
+        observedAt: timestampFromDate(observedAt),
+      }),
     );
   }
 
   async function invalidIds(ids: string[]): Promise<Set<string>> {
-    const { rows } = await r.pool.query<{ id: string }>("SELECT id FROM devices WHERE id = ANY($1::uuid[]) AND invalid", [ids]);
+    const { rows } = await r.pool.query<{ id: string }>(
+      "SELECT id FROM devices WHERE id = ANY($1::uuid[]) AND invalid",
+      [ids],
+    );
     return new Set(rows.map((row) => row.id));
   }
 
@@ -77,7 +87,10 @@ describe("device.invalidated", () => {
     await js.publish(r.names.deviceInvalidated, "not a protobuf");
     await js.publish(r.names.deviceInvalidated, new Uint8Array([0x0a, 0xff, 0xff]));
     await js.publish(r.names.deviceInvalidated, event("not-a-uuid", new Date()));
-    await js.publish(r.names.deviceInvalidated, toBinary(DeviceInvalidatedSchema, create(DeviceInvalidatedSchema, { deviceId: device.id })));
+    await js.publish(
+      r.names.deviceInvalidated,
+      toBinary(DeviceInvalidatedSchema, create(DeviceInvalidatedSchema, { deviceId: device.id })),
+    );
     await js.publish(r.names.deviceInvalidated, event(device.id, new Date()));
 
     await waitFor(async () => (await r.client.getDevice({ id: device.id })).device!.invalid);
@@ -114,7 +127,9 @@ describe("device.invalidated", () => {
     await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
     try {
       const ack = await jetstream(nc).publish(r.names.deviceInvalidated, event(device.id, new Date()));
-      await waitFor(async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq);
+      await waitFor(
+        async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq,
+      );
       await sleep(300);
     } finally {
       await r.pool.query("ALTER TABLE devices_away RENAME TO devices");

@@ -11,7 +11,11 @@ const androidToken = () => `${randomBytes(8).toString("hex")}:APA91b${randomByte
 function webSubscription(endpoint = `https://8.8.8.8/push/${randomUUID()}`) {
   const ecdh = createECDH("prime256v1");
   ecdh.generateKeys();
-  return { endpoint, expirationTime: null, keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") } };
+  return {
+    endpoint,
+    expirationTime: null,
+    keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") },
+  };
 }
 
 async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
@@ -50,14 +54,28 @@ describe("device registry", () => {
   it("registers, reads, lists, updates, opts out and in, and deletes a device", async () => {
     const token = androidToken();
     const reg = await r.client.registerDevice({
-      appId, pushToken: token, platform: Platform.ANDROID, externalId: "user-1", language: "pt-BR",
-      timezone: "europe/berlin", appVersion: "1.2.0", tags: { tags: ["beta", "vip", "beta"] },
+      appId,
+      pushToken: token,
+      platform: Platform.ANDROID,
+      externalId: "user-1",
+      language: "pt-BR",
+      timezone: "europe/berlin",
+      appVersion: "1.2.0",
+      tags: { tags: ["beta", "vip", "beta"] },
     });
     expect(reg.created).toBe(true);
     const device = reg.device!;
     expect(device).toMatchObject({
-      appId, pushToken: token, platform: Platform.ANDROID, externalId: "user-1", language: "pt",
-      timezone: "Europe/Berlin", appVersion: "1.2.0", tags: ["beta", "vip"], optedIn: true, invalid: false,
+      appId,
+      pushToken: token,
+      platform: Platform.ANDROID,
+      externalId: "user-1",
+      language: "pt",
+      timezone: "Europe/Berlin",
+      appVersion: "1.2.0",
+      tags: ["beta", "vip"],
+      optedIn: true,
+      invalid: false,
     });
 
     expect((await r.client.getDevice({ id: device.id })).device).toEqual(device);
@@ -71,7 +89,9 @@ describe("device registry", () => {
     const defaults = await r.client.listDevices({ appId });
     expect(defaults.page).toMatchObject({ page: 1, perPage: 50, total: 2n });
 
-    const updated = (await r.client.updateDevice({ id: device.id, externalId: "user-2", language: "", tags: { tags: [] } })).device!;
+    const updated = (
+      await r.client.updateDevice({ id: device.id, externalId: "user-2", language: "", tags: { tags: [] } })
+    ).device!;
     expect(updated).toMatchObject({ externalId: "user-2", timezone: "Europe/Berlin", appVersion: "1.2.0", tags: [] });
     expect(updated.language).toBeUndefined();
     const untouched = (await r.client.updateDevice({ id: device.id, appVersion: "1.3.0" })).device!;
@@ -98,20 +118,38 @@ describe("device registry", () => {
   it("re-registering a token updates the same device and clears invalid", async () => {
     const token = iosToken();
     const first = await r.client.registerDevice({
-      appId, pushToken: token.toUpperCase(), platform: Platform.IOS, language: "en", externalId: "u", tags: { tags: ["a"] },
+      appId,
+      pushToken: token.toUpperCase(),
+      platform: Platform.IOS,
+      language: "en",
+      externalId: "u",
+      tags: { tags: ["a"] },
     });
     expect(first.device?.pushToken).toBe(token);
     await sleep(5);
     const invalidated = await r.client.invalidateDevices({
-      invalidations: [{ deviceId: first.device!.id, observedAt: timestampFromDate(new Date()), reason: "Unregistered" }],
+      invalidations: [
+        { deviceId: first.device!.id, observedAt: timestampFromDate(new Date()), reason: "Unregistered" },
+      ],
     });
     expect(invalidated.invalidated).toBe(1);
     expect((await r.client.getDevice({ id: first.device!.id })).device?.invalid).toBe(true);
 
-    const again = await r.client.registerDevice({ appId, pushToken: token, platform: Platform.IOS, language: "de", appVersion: "2.0" });
+    const again = await r.client.registerDevice({
+      appId,
+      pushToken: token,
+      platform: Platform.IOS,
+      language: "de",
+      appVersion: "2.0",
+    });
     expect(again.created).toBe(false);
     expect(again.device).toMatchObject({
-      id: first.device!.id, language: "de", appVersion: "2.0", externalId: "u", tags: ["a"], invalid: false,
+      id: first.device!.id,
+      language: "de",
+      appVersion: "2.0",
+      externalId: "u",
+      tags: ["a"],
+      invalid: false,
     });
   });
 
@@ -124,7 +162,10 @@ describe("device registry", () => {
     );
     expect(new Set(results.map((res) => res.device!.id)).size).toBe(1);
     expect(results.filter((res) => res.created)).toHaveLength(1);
-    const { rows } = await r.pool.query("SELECT count(*)::int AS n FROM devices WHERE app_id = $1 AND push_token = $2", [appId, token]);
+    const { rows } = await r.pool.query(
+      "SELECT count(*)::int AS n FROM devices WHERE app_id = $1 AND push_token = $2",
+      [appId, token],
+    );
     expect(rows[0].n).toBe(1);
   });
 
@@ -140,14 +181,22 @@ describe("device registry", () => {
     const sub = webSubscription();
     const first = await r.client.registerDevice({ appId, pushToken: JSON.stringify(sub), platform: Platform.WEB });
     expect(JSON.parse(first.device!.pushToken)).toEqual({ endpoint: sub.endpoint, keys: sub.keys });
-    const reordered = JSON.stringify({ keys: { auth: sub.keys.auth, p256dh: sub.keys.p256dh }, endpoint: sub.endpoint }, null, 2);
+    const reordered = JSON.stringify(
+      { keys: { auth: sub.keys.auth, p256dh: sub.keys.p256dh }, endpoint: sub.endpoint },
+      null,
+      2,
+    );
     const second = await r.client.registerDevice({ appId, pushToken: reordered, platform: Platform.WEB });
     expect(second).toMatchObject({ created: false, device: { id: first.device!.id } });
   });
 
   describe("refuses bad input with INVALID_ARGUMENT naming the field", () => {
     const base = (): RegisterInit => ({ appId, pushToken: androidToken(), platform: Platform.ANDROID });
-    const web = (endpoint: string) => ({ ...base(), platform: Platform.WEB, pushToken: JSON.stringify(webSubscription(endpoint)) });
+    const web = (endpoint: string) => ({
+      ...base(),
+      platform: Platform.WEB,
+      pushToken: JSON.stringify(webSubscription(endpoint)),
+    });
     it.each<[string, () => RegisterInit, RegExp]>([
       ["app_id", () => ({ ...base(), appId: "app-1" }), /app_id must be a UUID/],
       ["platform", () => ({ ...base(), platform: Platform.UNSPECIFIED }), /platform must be ios, android or web/],
@@ -156,15 +205,35 @@ describe("device registry", () => {
       ["android push_token", () => ({ ...base(), pushToken: "bad token!" }), /push_token: an android token/],
       ["web push_token", () => ({ ...base(), platform: Platform.WEB, pushToken: "{" }), /push_token: a web token/],
       ["http endpoint", () => web("http://8.8.8.8/push/1"), /push_token: endpoint must be an https URL/],
-      ["loopback endpoint", () => web("https://127.0.0.1/push/1"), /push_token: endpoint host resolves to a loopback address/],
-      ["localhost endpoint", () => web("https://localhost/push/1"), /push_token: endpoint host resolves to a loopback address/],
-      ["metadata endpoint", () => web("https://169.254.169.254/latest"), /push_token: endpoint host resolves to a link-local address/],
-      ["private endpoint", () => web("https://10.1.2.3/push"), /push_token: endpoint host resolves to a private address/],
+      [
+        "loopback endpoint",
+        () => web("https://127.0.0.1/push/1"),
+        /push_token: endpoint host resolves to a loopback address/,
+      ],
+      [
+        "localhost endpoint",
+        () => web("https://localhost/push/1"),
+        /push_token: endpoint host resolves to a loopback address/,
+      ],
+      [
+        "metadata endpoint",
+        () => web("https://169.254.169.254/latest"),
+        /push_token: endpoint host resolves to a link-local address/,
+      ],
+      [
+        "private endpoint",
+        () => web("https://10.1.2.3/push"),
+        /push_token: endpoint host resolves to a private address/,
+      ],
       ["language", () => ({ ...base(), language: "xx" }), /language must be an ISO 639-1 code/],
       ["timezone", () => ({ ...base(), timezone: "Mars/Olympus_Mons" }), /timezone must be an IANA time zone name/],
       ["external_id", () => ({ ...base(), externalId: "x".repeat(256) }), /external_id must be at most 255/],
       ["app_version", () => ({ ...base(), appVersion: "1".repeat(65) }), /app_version must be at most 64/],
-      ["too many tags", () => ({ ...base(), tags: { tags: Array.from({ length: 101 }, (_, i) => `t${i}`) } }), /tags must hold at most 100/],
+      [
+        "too many tags",
+        () => ({ ...base(), tags: { tags: Array.from({ length: 101 }, (_, i) => `t${i}`) } }),
+        /tags must hold at most 100/,
+      ],
       ["long tag", () => ({ ...base(), tags: { tags: ["x".repeat(65)] } }), /each tag must be 1-64/],
     ])("%s", async (_name, request, message) => {
       const req = request();
@@ -176,7 +245,9 @@ describe("device registry", () => {
 
     it("on update and list too", async () => {
       const { device } = await r.client.registerDevice(base());
-      expect((await rpcError(r.client.updateDevice({ id: device!.id, timezone: "Nowhere/Place" }))).code).toBe(Code.InvalidArgument);
+      expect((await rpcError(r.client.updateDevice({ id: device!.id, timezone: "Nowhere/Place" }))).code).toBe(
+        Code.InvalidArgument,
+      );
       expect((await rpcError(r.client.listDevices({ appId: "x" }))).code).toBe(Code.InvalidArgument);
       expect((await rpcError(r.client.countAudience({ appId }))).code).toBe(Code.InvalidArgument);
     });
@@ -214,7 +285,9 @@ describe("device registry", () => {
     expect(late.invalidated).toBe(0);
     expect((await r.client.getDevice({ id: a.id })).device?.invalid).toBe(false);
 
-    const bad = await rpcError(r.client.invalidateDevices({ invalidations: [{ deviceId: "x", observedAt: timestampFromDate(observed) }] }));
+    const bad = await rpcError(
+      r.client.invalidateDevices({ invalidations: [{ deviceId: "x", observedAt: timestampFromDate(observed) }] }),
+    );
     expect(bad.code).toBe(Code.InvalidArgument);
   });
 
@@ -239,7 +312,11 @@ describe("device registry with HERALD_WEBPUSH_ALLOW_PRIVATE", () => {
 
   it("accepts a local http endpoint (dev mode, provider simulator)", async () => {
     const sub = webSubscription("http://127.0.0.1:4443/push/1");
-    const res = await r.client.registerDevice({ appId: randomUUID(), pushToken: JSON.stringify(sub), platform: Platform.WEB });
+    const res = await r.client.registerDevice({
+      appId: randomUUID(),
+      pushToken: JSON.stringify(sub),
+      platform: Platform.WEB,
+    });
     expect(res.created).toBe(true);
   });
 });

@@ -20,7 +20,11 @@ const VERSIONS = ["1.0", "2.0", "3.0", "4.0", "5.0"];
 /** Devices with varied attributes, inserted in one statement (not 10,000 RPCs). */
 export async function seed(r: Registry, appId: string, count: number): Promise<Seeded[]> {
   const rows = Array.from({ length: count }, (_, i) => {
-    const tags = [...(i % 7 === 0 ? ["vip"] : []), ...(i % 3 === 0 ? ["beta"] : []), ...(i % 11 === 0 ? ["churned"] : [])];
+    const tags = [
+      ...(i % 7 === 0 ? ["vip"] : []),
+      ...(i % 3 === 0 ? ["beta"] : []),
+      ...(i % 11 === 0 ? ["churned"] : []),
+    ];
     return {
       token: `tok-${appId}-${i}`,
       platform: PLATFORMS[i % 3]!,

@@ -29,12 +29,25 @@ describe("segments", () => {
   });
 
   it("creates, reads, lists, updates and deletes a segment", async () => {
-    const created = (await r.client.createSegment({
-      appId, name: "  German VIPs ", rule: { tagsAny: ["vip", "vip"], languages: ["DE-at"], timezones: ["america/new_york"] },
-    })).segment!;
+    const created = (
+      await r.client.createSegment({
+        appId,
+        name: "  German VIPs ",
+        rule: { tagsAny: ["vip", "vip"], languages: ["DE-at"], timezones: ["america/new_york"] },
+      })
+    ).segment!;
     expect(created).toMatchObject({
-      appId, name: "German VIPs",
-      rule: { tagsAny: ["vip"], tagsAll: [], tagsNone: [], platforms: [], languages: ["de"], appVersions: [], timezones: ["America/New_York"] },
+      appId,
+      name: "German VIPs",
+      rule: {
+        tagsAny: ["vip"],
+        tagsAll: [],
+        tagsNone: [],
+        platforms: [],
+        languages: ["de"],
+        appVersions: [],
+        timezones: ["America/New_York"],
+      },
     });
     expect(created.rule?.hasExternalId).toBeUndefined();
     expect(created.previewCount).toBeGreaterThan(0n);
@@ -43,16 +56,26 @@ describe("segments", () => {
     expect((await r.client.getSegment({ id: created.id })).segment).toEqual(created);
 
     const renamed = (await r.client.updateSegment({ id: created.id, name: "VIPs in Berlin" })).segment!;
-    expect(renamed).toMatchObject({ id: created.id, name: "VIPs in Berlin", rule: created.rule, createdAt: created.createdAt });
+    expect(renamed).toMatchObject({
+      id: created.id,
+      name: "VIPs in Berlin",
+      rule: created.rule,
+      createdAt: created.createdAt,
+    });
     // Only Create and Get count devices.
     expect(renamed.previewCount).toBeUndefined();
 
     const rule = { platforms: [Platform.IOS, Platform.WEB], hasExternalId: false };
     const changed = (await r.client.updateSegment({ id: created.id, rule })).segment!;
-    expect(changed).toMatchObject({ name: "VIPs in Berlin", rule: { ...rule, tagsAny: [], languages: [], timezones: [] } });
+    expect(changed).toMatchObject({
+      name: "VIPs in Berlin",
+      rule: { ...rule, tagsAny: [], languages: [], timezones: [] },
+    });
     const read = (await r.client.getSegment({ id: created.id })).segment!;
     expect(read.rule).toEqual(changed.rule);
-    expect(read.previewCount).toBe((await r.client.countAudience({ appId, filter: { target: { case: "segment", value: rule } } })).count);
+    expect(read.previewCount).toBe(
+      (await r.client.countAudience({ appId, filter: { target: { case: "segment", value: rule } } })).count,
+    );
 
     await r.client.deleteSegment({ id: created.id });
     expect((await rpcError(r.client.getSegment({ id: created.id }))).code).toBe(Code.NotFound);
@@ -79,11 +102,15 @@ describe("segments", () => {
     expect(taken.rawMessage).toMatch(/Beta testers/);
 
     const second = (await r.client.createSegment({ appId, name: "Beta testers 2", rule })).segment!;
-    expect((await rpcError(r.client.updateSegment({ id: second.id, name: "Beta testers" }))).code).toBe(Code.AlreadyExists);
+    expect((await rpcError(r.client.updateSegment({ id: second.id, name: "Beta testers" }))).code).toBe(
+      Code.AlreadyExists,
+    );
     expect((await r.client.getSegment({ id: second.id })).segment?.name).toBe("Beta testers 2");
 
     // Another app may use the same name.
-    expect((await r.client.createSegment({ appId: randomUUID(), name: "Beta testers", rule })).segment?.name).toBe("Beta testers");
+    expect((await r.client.createSegment({ appId: randomUUID(), name: "Beta testers", rule })).segment?.name).toBe(
+      "Beta testers",
+    );
     expect(first.name).toBe("Beta testers");
   });
 
@@ -117,16 +144,44 @@ describe("segments", () => {
   });
 
   it.each<[string, () => Promise<unknown>, RegExp]>([
-    ["app_id", () => r.client.createSegment({ appId: "app-1", name: "n", rule: { tagsAny: ["a"] } }), /app_id must be a UUID/],
-    ["name", () => r.client.createSegment({ appId, name: " ", rule: { tagsAny: ["a"] } }), /name must be 1-200 characters/],
+    [
+      "app_id",
+      () => r.client.createSegment({ appId: "app-1", name: "n", rule: { tagsAny: ["a"] } }),
+      /app_id must be a UUID/,
+    ],
+    [
+      "name",
+      () => r.client.createSegment({ appId, name: " ", rule: { tagsAny: ["a"] } }),
+      /name must be 1-200 characters/,
+    ],
     ["missing rule", () => r.client.createSegment({ appId, name: "n" }), /rule is required/],
-    ["empty rule", () => r.client.createSegment({ appId, name: "n", rule: {} }), /rule must set at least one condition/],
-    ["platform", () => r.client.createSegment({ appId, name: "n", rule: { platforms: [Platform.UNSPECIFIED] } }), /rule.platforms/],
-    ["language", () => r.client.createSegment({ appId, name: "n", rule: { languages: ["klingon"] } }), /rule.languages/],
-    ["time zone", () => r.client.createSegment({ appId, name: "n", rule: { timezones: ["Mars/Base"] } }), /rule.timezones/],
+    [
+      "empty rule",
+      () => r.client.createSegment({ appId, name: "n", rule: {} }),
+      /rule must set at least one condition/,
+    ],
+    [
+      "platform",
+      () => r.client.createSegment({ appId, name: "n", rule: { platforms: [Platform.UNSPECIFIED] } }),
+      /rule.platforms/,
+    ],
+    [
+      "language",
+      () => r.client.createSegment({ appId, name: "n", rule: { languages: ["klingon"] } }),
+      /rule.languages/,
+    ],
+    [
+      "time zone",
+      () => r.client.createSegment({ appId, name: "n", rule: { timezones: ["Mars/Base"] } }),
+      /rule.timezones/,
+    ],
     ["tag", () => r.client.createSegment({ appId, name: "n", rule: { tagsNone: ["x".repeat(65)] } }), /rule.tags_none/],
     ["update name", () => r.client.updateSegment({ id: randomUUID(), name: "" }), /name must be/],
-    ["update rule", () => r.client.updateSegment({ id: randomUUID(), rule: {} }), /rule must set at least one condition/],
+    [
+      "update rule",
+      () => r.client.updateSegment({ id: randomUUID(), rule: {} }),
+      /rule must set at least one condition/,
+    ],
     ["list app_id", () => r.client.listSegments({ appId: "x" }), /app_id must be a UUID/],
   ])("refuses a bad %s with INVALID_ARGUMENT naming the field", async (_name, call, message) => {
     const err = await rpcError(call());

@@ -206,7 +206,9 @@ export class SimAdminClient {
   }
 
   /** Every recorded delivery matching the filter, following pages. */
-  async allDeliveries<P extends Platform = Platform>(filter: Omit<DeliveryFilter<P>, "after"> = {}): Promise<DeliveryOf<P>[]> {
+  async allDeliveries<P extends Platform = Platform>(
+    filter: Omit<DeliveryFilter<P>, "after"> = {},
+  ): Promise<DeliveryOf<P>[]> {
     const out: DeliveryOf<P>[] = [];
     let after: number | undefined;
     for (;;) {
@@ -249,11 +251,22 @@ export class SimAdminClient {
   }
 
   async healthy(): Promise<boolean> {
-    return fetch(`${this.baseUrl}/healthz`).then((r) => r.ok, () => false);
+    return fetch(`${this.baseUrl}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
   }
 
-  private markApnsDevice(token: string, mark: "unregister" | "expire" | "bad" | "revive", timestamp?: number): Promise<ApnsDeviceMark> {
-    return this.call("POST", `/admin/apns/devices/${encodeURIComponent(token)}/${mark}`, timestamp === undefined ? undefined : { timestamp });
+  private markApnsDevice(
+    token: string,
+    mark: "unregister" | "expire" | "bad" | "revive",
+    timestamp?: number,
+  ): Promise<ApnsDeviceMark> {
+    return this.call(
+      "POST",
+      `/admin/apns/devices/${encodeURIComponent(token)}/${mark}`,
+      timestamp === undefined ? undefined : { timestamp },
+    );
   }
 
   private async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {

@@ -85,7 +85,12 @@ async function loadValidCa(certPath: string, keyPath: string): Promise<Ca | unde
   }
 }
 
-async function serverCertValid(certPath: string, keyPath: string, ca: X509Certificate, hosts: string[]): Promise<boolean> {
+async function serverCertValid(
+  certPath: string,
+  keyPath: string,
+  ca: X509Certificate,
+  hosts: string[],
+): Promise<boolean> {
   const pems = await readBoth(certPath, keyPath);
   if (!pems) return false;
   try {
@@ -125,13 +130,9 @@ async function createCa(): Promise<Ca> {
 
 async function createServerCert(ca: Ca, hosts: string[]): Promise<{ certPem: string; keyPem: string }> {
   const keys = await webcrypto.subtle.generateKey(EC_KEY, true, ["sign", "verify"]);
-  const caKey = await webcrypto.subtle.importKey(
-    "pkcs8",
-    x509.PemConverter.decodeFirst(ca.keyPem),
-    EC_KEY,
-    false,
-    ["sign"],
-  );
+  const caKey = await webcrypto.subtle.importKey("pkcs8", x509.PemConverter.decodeFirst(ca.keyPem), EC_KEY, false, [
+    "sign",
+  ]);
   const caX509 = new x509.X509Certificate(ca.certPem);
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.create({
@@ -196,7 +197,10 @@ async function withLock(lockDir: string, fn: () => Promise<void>): Promise<void>
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const age = await stat(lockDir).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lockDir).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > STALE_MS) await rm(lockDir, { recursive: true, force: true });
       else await new Promise((r) => setTimeout(r, 50));
     }

@@ -5,7 +5,14 @@ import { configSpec, DEFAULT_CERT_DIR } from "./config.js";
 describe("configSpec", () => {
   it("defaults to ports 4443/4444, the repo's .herald/sim-ca and a random seed", () => {
     const config = readEnv(configSpec, {});
-    expect(config).toMatchObject({ port: 4443, adminPort: 4444, certDir: DEFAULT_CERT_DIR, certHosts: [], publicUrl: undefined, seed: undefined });
+    expect(config).toMatchObject({
+      port: 4443,
+      adminPort: 4444,
+      certDir: DEFAULT_CERT_DIR,
+      certHosts: [],
+      publicUrl: undefined,
+      seed: undefined,
+    });
     expect(DEFAULT_CERT_DIR).toMatch(/[/\\]\.herald[/\\]sim-ca$/);
   });
 

@@ -29,7 +29,11 @@ const publicUrl: EnvVar<string | undefined> = {
 const certHosts: EnvVar<string[]> = {
   name: "SIM_CERT_HOSTS",
   default: [],
-  parse: (s) => s.split(",").map((h) => h.trim()).filter((h) => h.length > 0),
+  parse: (s) =>
+    s
+      .split(",")
+      .map((h) => h.trim())
+      .filter((h) => h.length > 0),
 };
 
 /** Seed of the fault-decision PRNG; unset means a random seed (logged, so a run can be replayed). */

@@ -175,7 +175,10 @@ export class ConnectionRegistry {
 
   /** Oldest first, live and closed. */
   list(filter: (c: Connection) => boolean = () => true): ConnectionView[] {
-    return [...this.closed, ...this.live].filter(filter).sort((a, b) => a.id - b.id).map((c) => c.view());
+    return [...this.closed, ...this.live]
+      .filter(filter)
+      .sort((a, b) => a.id - b.id)
+      .map((c) => c.view());
   }
 
   /** Forgets closed connections; live ones keep their counters. */

@@ -76,13 +76,36 @@ describe("Faults", () => {
 
 describe("parseFaultInput", () => {
   it("accepts the documented fields", () => {
-    const input = { error_rate: 0.5, error_status: 503, throttle_rate: 0, retry_after_s: 2, latency_ms: 10, drop_rate: 1, goaway_rate: 0.1, shutdown: true, remaining: 3, seed: 5 };
+    const input = {
+      error_rate: 0.5,
+      error_status: 503,
+      throttle_rate: 0,
+      retry_after_s: 2,
+      latency_ms: 10,
+      drop_rate: 1,
+      goaway_rate: 0.1,
+      shutdown: true,
+      remaining: 3,
+      seed: 5,
+    };
     expect(parseFaultInput(input)).toEqual(input);
   });
 
   it("refuses out-of-range values and unknown fields", () => {
-    for (const bad of [null, [], "x", { error_rate: 1.5 }, { drop_rate: -0.1 }, { error_rate: "1" }, { error_status: 200 },
-      { latency_ms: 1.5 }, { remaining: 0 }, { errror_rate: 1 }, { goaway_rate: 2 }, { shutdown: 1 }]) {
+    for (const bad of [
+      null,
+      [],
+      "x",
+      { error_rate: 1.5 },
+      { drop_rate: -0.1 },
+      { error_rate: "1" },
+      { error_status: 200 },
+      { latency_ms: 1.5 },
+      { remaining: 0 },
+      { errror_rate: 1 },
+      { goaway_rate: 2 },
+      { shutdown: 1 },
+    ]) {
       expect(() => parseFaultInput(bad), JSON.stringify(bad)).toThrow();
     }
   });

@@ -46,11 +46,20 @@ export interface FaultDecision {
 }
 
 const RATE_FIELDS = ["error_rate", "throttle_rate", "drop_rate", "goaway_rate"] as const;
-const KNOWN_FIELDS = new Set<string>([...RATE_FIELDS, "shutdown", "error_status", "retry_after_s", "latency_ms", "remaining", "seed"]);
+const KNOWN_FIELDS = new Set<string>([
+  ...RATE_FIELDS,
+  "shutdown",
+  "error_status",
+  "retry_after_s",
+  "latency_ms",
+  "remaining",
+  "seed",
+]);
 
 /** Validates an admin request body; unknown fields are refused so a typo never silently does nothing. */
 export function parseFaultInput(body: unknown): FaultInput {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new InputError("body must be a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new InputError("body must be a JSON object");
   const input = body as Record<string, unknown>;
   for (const key of Object.keys(input)) if (!KNOWN_FIELDS.has(key)) throw new InputError(`unknown field "${key}"`);
   const out: FaultInput = {};

@@ -23,7 +23,11 @@ function settings(values: [number, number][], flags = 0): Buffer {
 function stream(maxStreams: number): Buffer {
   const lookalike = settings([[3, 1_000_000]]);
   return Buffer.concat([
-    settings([[1, 4096], [3, maxStreams], [4, 65535]]),
+    settings([
+      [1, 4096],
+      [3, maxStreams],
+      [4, 65535],
+    ]),
     frame(0x1, 0x4, Buffer.from([0x88]), 1),
     frame(0x0, 0x1, Buffer.concat([lookalike, Buffer.alloc(20_000, 7)]), 1),
     settings([], 0x1),
@@ -46,7 +50,11 @@ describe("SettingsRewriter", () => {
   });
 
   it("advertises the value current when each frame passes, and reports frames without a limit", () => {
-    const tracker = { advertisedMaxStreams: 1, sent: [] as (number | undefined)[], settingsSent: (v: number | undefined) => tracker.sent.push(v) };
+    const tracker = {
+      advertisedMaxStreams: 1,
+      sent: [] as (number | undefined)[],
+      settingsSent: (v: number | undefined) => tracker.sent.push(v),
+    };
     const rewriter = new SettingsRewriter(tracker);
     const first = rewriter.rewrite(settings([[3, 1_000_000]]));
     tracker.advertisedMaxStreams = 500;
@@ -74,7 +82,10 @@ describe("InboundScanner", () => {
     ]);
     for (const size of [1, 3, 9, 24, 25, 100, input.length]) {
       const events: string[] = [];
-      const scanner = new InboundScanner({ settingsAcknowledged: () => events.push("ack"), streamOpening: (id) => events.push(`open ${id}`) });
+      const scanner = new InboundScanner({
+        settingsAcknowledged: () => events.push("ack"),
+        streamOpening: (id) => events.push(`open ${id}`),
+      });
       for (let i = 0; i < input.length; i += size) scanner.scan(input.subarray(i, i + size));
       expect(events, `chunks of ${size}`).toEqual(["open 1", "ack", "open 3", "ack", "open 5"]);
     }

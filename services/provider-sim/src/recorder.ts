@@ -98,7 +98,10 @@ export class Recorder {
     const out: Delivery[] = [];
     for (let i = this.firstAfter(q.after ?? 0); i < this.records.length && out.length < q.limit; i++) {
       const d = this.records[i]!;
-      if ((q.platform === undefined || d.platform === q.platform) && (q.target === undefined || d.target === q.target)) {
+      if (
+        (q.platform === undefined || d.platform === q.platform) &&
+        (q.target === undefined || d.target === q.target)
+      ) {
         out.push(d);
       }
     }

@@ -92,7 +92,12 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Prov
 
   const admin = await startAdminApi({
     port: config.adminPort,
-    routes: [...sharedAdminRoutes({ recorder, faults, stats }), ...webPushAdminRoutes(subscriptions), ...apns.routes, ...fcm.routes],
+    routes: [
+      ...sharedAdminRoutes({ recorder, faults, stats }),
+      ...webPushAdminRoutes(subscriptions),
+      ...apns.routes,
+      ...fcm.routes,
+    ],
     log,
   }).catch(async (err: unknown) => {
     await tls.close();

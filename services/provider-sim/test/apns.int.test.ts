@@ -20,7 +20,12 @@ const sessions: H2Session[] = [];
 beforeAll(async () => {
   f = await startSim({ apnsMinTokenIntervalMs: INTERVAL_MS, apnsDeviceBurst: BURST, apnsDeviceRatePerS: 0 });
   await f.admin.registerApnsKey({ team_id: TEAM, key_id: KID, topics: [TOPIC], p8: pem(teamKey) });
-  await f.admin.registerApnsKey({ team_id: "TEAM000002", key_id: "KEY0000002", topics: ["com.other.app"], p8: pem(otherTeamKey) });
+  await f.admin.registerApnsKey({
+    team_id: "TEAM000002",
+    key_id: "KEY0000002",
+    topics: ["com.other.app"],
+    p8: pem(otherTeamKey),
+  });
 });
 afterEach(async () => {
   await f.admin.clearFaults("apns");
@@ -49,9 +54,21 @@ function open(opts: { eagerMs?: number } = {}): H2Session {
 
 const alert = JSON.stringify({ aps: { alert: { title: "Hello", body: "World" } }, order: "42" });
 
-function push(s: H2Session, token: string, device: string, headers: http2.OutgoingHttpHeaders = {}, body: string | Buffer = alert) {
+function push(
+  s: H2Session,
+  token: string,
+  device: string,
+  headers: http2.OutgoingHttpHeaders = {},
+  body: string | Buffer = alert,
+) {
   return s.request(
-    { ":path": `/3/device/${device}`, authorization: `bearer ${token}`, "apns-topic": TOPIC, "apns-push-type": "alert", ...headers },
+    {
+      ":path": `/3/device/${device}`,
+      authorization: `bearer ${token}`,
+      "apns-topic": TOPIC,
+      "apns-push-type": "alert",
+      ...headers,
+    },
     body,
   );
 }
@@ -98,21 +115,46 @@ describe("delivery", () => {
   it("answers a generated lowercase apns-id when none is sent, records defaults, takes uppercase-hex tokens", async () => {
     const s = open();
     const token = await device();
-    const res = (await s.request({ ":path": `/3/device/${token.toUpperCase()}`, authorization: `bearer ${await providerToken()}`, "apns-topic": TOPIC }, alert)) as H2Answer;
+    const res = (await s.request(
+      {
+        ":path": `/3/device/${token.toUpperCase()}`,
+        authorization: `bearer ${await providerToken()}`,
+        "apns-topic": TOPIC,
+      },
+      alert,
+    )) as H2Answer;
     expect(res.status).toBe(200);
     expect(res.headers["apns-id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const [d] = (await f.admin.deliveries({ platform: "apns", target: token })).deliveries;
-    expect(d).toMatchObject({ apns_id: res.headers["apns-id"], push_type: null, priority: 10, expiration: null, collapse_id: null });
+    expect(d).toMatchObject({
+      apns_id: res.headers["apns-id"],
+      push_type: null,
+      priority: 10,
+      expiration: null,
+      collapse_id: null,
+    });
   });
 
   it("accepts a background push with priority 5 and a voip push up to 5120 bytes", async () => {
     const s = open();
     const jwt = await providerToken();
-    const background = await push(s, jwt, await device(), { "apns-push-type": "background", "apns-priority": "5" }, '{"aps":{"content-available":1}}');
+    const background = await push(
+      s,
+      jwt,
+      await device(),
+      { "apns-push-type": "background", "apns-priority": "5" },
+      '{"aps":{"content-available":1}}',
+    );
     expect(apnsOutcome(background)).toBe("200");
     const voip = JSON.stringify({ aps: {}, pad: "x".repeat(5120 - 19) });
     expect(Buffer.byteLength(voip)).toBe(5120);
-    const res = await push(s, jwt, await device(`${TOPIC}.voip`), { "apns-push-type": "voip", "apns-topic": `${TOPIC}.voip` }, voip);
+    const res = await push(
+      s,
+      jwt,
+      await device(`${TOPIC}.voip`),
+      { "apns-push-type": "voip", "apns-topic": `${TOPIC}.voip` },
+      voip,
+    );
     expect(apnsOutcome(res)).toBe("200");
   });
 
@@ -131,9 +173,16 @@ describe("streams", () => {
     const outcomes = (await Promise.all([push(s, jwt, a), push(s, jwt, b)])).map(apnsOutcome).sort();
     expect(outcomes).toEqual(["200", `reset ${http2.constants.NGHTTP2_REFUSED_STREAM}`]);
     await waitForGoaway(s);
-    expect(s.goaways).toContainEqual({ code: http2.constants.NGHTTP2_NO_ERROR, data: '{"reason":"TooManyConcurrentStreams"}' });
+    expect(s.goaways).toContainEqual({
+      code: http2.constants.NGHTTP2_NO_ERROR,
+      data: '{"reason":"TooManyConcurrentStreams"}',
+    });
     expect(s.advertised[0]).toBe(1);
-    expect(await connectionStats(s)).toMatchObject({ violations: 1, max_concurrent_streams: 2, acknowledged_max_streams: 1 });
+    expect(await connectionStats(s)).toMatchObject({
+      violations: 1,
+      max_concurrent_streams: 2,
+      acknowledged_max_streams: 1,
+    });
   });
 
   it("raises the limit to 500 after the first valid token, and then takes 100 concurrent streams", async () => {
@@ -145,7 +194,12 @@ describe("streams", () => {
     const tokens = await f.admin.createApnsDevices(TOPIC, 100);
     const outcomes = await Promise.all(tokens.map((t) => push(s, jwt, t)));
     expect(new Set(outcomes.map(apnsOutcome))).toEqual(new Set(["200"]));
-    expect(await connectionStats(s)).toMatchObject({ violations: 0, max_concurrent_streams: 100, advertised_max_streams: 500, requests: 101 });
+    expect(await connectionStats(s)).toMatchObject({
+      violations: 0,
+      max_concurrent_streams: 100,
+      advertised_max_streams: 500,
+      requests: 101,
+    });
   });
 
   it("keeps the one-stream limit after a request with an invalid token", async () => {
@@ -201,9 +255,14 @@ describe("refusals", () => {
       ['{"aps":{"content-available":1}}', {}, "400 InvalidPushType"],
       ['{"aps":{"alert":"x"}}', { "apns-push-type": "background", "apns-priority": "5" }, "400 InvalidPushType"],
       [JSON.stringify({ aps: { alert: "x" }, pad: "x".repeat(4096) }), {}, "413 PayloadTooLarge"],
-      [JSON.stringify({ aps: {}, pad: "x".repeat(5121 - 19) }), { "apns-push-type": "voip", "apns-topic": `${TOPIC}.voip` }, "413 PayloadTooLarge"],
+      [
+        JSON.stringify({ aps: {}, pad: "x".repeat(5121 - 19) }),
+        { "apns-push-type": "voip", "apns-topic": `${TOPIC}.voip` },
+        "413 PayloadTooLarge",
+      ],
     ];
-    for (const [body, headers, expected] of cases) expect(apnsOutcome(await push(s, jwt, token, headers, body)), expected).toBe(expected);
+    for (const [body, headers, expected] of cases)
+      expect(apnsOutcome(await push(s, jwt, token, headers, body)), expected).toBe(expected);
   });
 
   it("answers 410 with the timestamp for unregistered and expired tokens, 400 for bad ones, until revived", async () => {
@@ -246,7 +305,11 @@ describe("refusals", () => {
       headers: { authorization: `bearer ${await providerToken()}`, "apns-topic": TOPIC },
       body: alert,
     });
-    expect([res.status, JSON.parse(res.body), res.headers.connection]).toEqual([505, { reason: "HTTP2Required" }, "close"]);
+    expect([res.status, JSON.parse(res.body), res.headers.connection]).toEqual([
+      505,
+      { reason: "HTTP2Required" },
+      "close",
+    ]);
   });
 });
 
@@ -274,7 +337,9 @@ describe("provider tokens", () => {
     expect(apnsOutcome(res)).toBe("403 InvalidProviderToken");
     // The same token on its own connection is fine.
     const fresh = open();
-    expect(apnsOutcome(await push(fresh, otherTeam, await device("com.other.app"), { "apns-topic": "com.other.app" }))).toBe("200");
+    expect(
+      apnsOutcome(await push(fresh, otherTeam, await device("com.other.app"), { "apns-topic": "com.other.app" })),
+    ).toBe("200");
   });
 
   it("answers 429 TooManyProviderTokenUpdates to a token change within the interval; the old token keeps working", async () => {
@@ -288,12 +353,21 @@ describe("provider tokens", () => {
     expect(apnsOutcome(await push(s, first, token))).toBe("200");
     await new Promise((r) => setTimeout(r, INTERVAL_MS + 50));
     expect(apnsOutcome(await push(s, second, token))).toBe("200");
-    expect((await connectionStats(s))?.apns).toMatchObject({ team_id: TEAM, token_updates: 1, refused_token_updates: 1 });
+    expect((await connectionStats(s))?.apns).toMatchObject({
+      team_id: TEAM,
+      token_updates: 1,
+      refused_token_updates: 1,
+    });
   });
 
   it("refuses tokens of a revoked key", async () => {
     const key = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
-    await f.admin.registerApnsKey({ team_id: "TEAM000003", key_id: "KEY0000003", topics: ["com.third.app"], p8: pem(key) });
+    await f.admin.registerApnsKey({
+      team_id: "TEAM000003",
+      key_id: "KEY0000003",
+      topics: ["com.third.app"],
+      p8: pem(key),
+    });
     const jwt = await providerToken({ team: "TEAM000003", kid: "KEY0000003", key });
     const s = open();
     const token = await device("com.third.app");

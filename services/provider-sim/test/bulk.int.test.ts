@@ -45,7 +45,9 @@ describe("bulk subscriptions and delivery counts", () => {
   });
 
   it("refuses a count over the bulk limit and a key that is not a P-256 point", async () => {
-    await expect(f.admin.createWebPushSubscriptions(app.keys.publicKey, 100_001)).rejects.toMatchObject({ status: 400 });
+    await expect(f.admin.createWebPushSubscriptions(app.keys.publicKey, 100_001)).rejects.toMatchObject({
+      status: 400,
+    });
     await expect(f.admin.createWebPushSubscriptions(app.keys.publicKey, 0)).rejects.toMatchObject({ status: 400 });
     await expect(f.admin.createWebPushSubscriptions("not-a-key")).rejects.toMatchObject({ status: 400 });
     const offCurve = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString("base64url");

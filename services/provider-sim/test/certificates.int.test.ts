@@ -42,7 +42,9 @@ describe("ensureCertificates", () => {
 
     const widened = await ensureCertificates(dir, { hosts: ["provider-sim.herald.svc"] });
     expect(widened.caCert).toBe(before.caCert);
-    expect(new X509Certificate(widened.serverCert).checkHost("provider-sim.herald.svc")).toBe("provider-sim.herald.svc");
+    expect(new X509Certificate(widened.serverCert).checkHost("provider-sim.herald.svc")).toBe(
+      "provider-sim.herald.svc",
+    );
   });
 
   it("survives concurrent callers with one consistent pair", async () => {
@@ -50,7 +52,9 @@ describe("ensureCertificates", () => {
     try {
       const results = await Promise.all(Array.from({ length: 4 }, () => ensureCertificates(fresh)));
       expect(new Set(results.map((r) => r.caCert)).size).toBe(1);
-      expect(new X509Certificate(results[0]!.serverCert).checkIssued(new X509Certificate(results[0]!.caCert))).toBe(true);
+      expect(new X509Certificate(results[0]!.serverCert).checkIssued(new X509Certificate(results[0]!.caCert))).toBe(
+        true,
+      );
     } finally {
       await rm(fresh, { recursive: true, force: true });
     }

@@ -66,7 +66,12 @@ describe("faults", () => {
     const session = http2.connect(url.origin, { ca: f.ca });
     try {
       const outcome = await new Promise<string>((resolve) => {
-        const req = session.request({ ":method": "POST", ":path": url.pathname, ttl: "60", "content-encoding": "aes128gcm" });
+        const req = session.request({
+          ":method": "POST",
+          ":path": url.pathname,
+          ttl: "60",
+          "content-encoding": "aes128gcm",
+        });
         req.on("response", (h) => resolve(`status ${String(h[":status"])}`));
         req.on("error", (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
         req.end(details.body);
@@ -122,7 +127,9 @@ describe("faults", () => {
     const err = await f.admin.setFaults("webpush", { error_rate: 2 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SimAdminError);
     expect((err as SimAdminError).status).toBe(400);
-    const unknownPlatform = await f.admin.setFaults("telegram" as "webpush", { error_rate: 1 }).catch((e: unknown) => e);
+    const unknownPlatform = await f.admin
+      .setFaults("telegram" as "webpush", { error_rate: 1 })
+      .catch((e: unknown) => e);
     expect((unknownPlatform as SimAdminError).status).toBe(400);
   });
 });

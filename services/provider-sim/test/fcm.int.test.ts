@@ -19,7 +19,12 @@ const accountKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKe
 beforeAll(async () => {
   f = await startSim();
   tokenUri = `${f.sim.publicUrl}/token`;
-  const view = await f.admin.registerFcmServiceAccount({ project_id: PROJECT, client_email: EMAIL, private_key: pem(accountKey), private_key_id: "key-1" });
+  const view = await f.admin.registerFcmServiceAccount({
+    project_id: PROJECT,
+    client_email: EMAIL,
+    private_key: pem(accountKey),
+    private_key_id: "key-1",
+  });
   expect(view).toMatchObject({ client_email: EMAIL, project_id: PROJECT, token_uri: tokenUri, tokens_issued: 0 });
   h2 = connectH2(f.sim.publicUrl, f.ca);
 });
@@ -36,7 +41,10 @@ function pem(key: KeyObject): string {
 }
 
 /** The JWT-bearer assertion a Google client library signs with a service account's key. */
-function assertion(claims: Record<string, unknown> = {}, opts: { key?: KeyObject; kid?: string } = {}): Promise<string> {
+function assertion(
+  claims: Record<string, unknown> = {},
+  opts: { key?: KeyObject; kid?: string } = {},
+): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
   return new SignJWT({ iss: EMAIL, scope: SCOPE, aud: tokenUri, iat, exp: iat + 3600, ...claims })
     .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: opts.kid ?? "key-1" })
@@ -44,27 +52,50 @@ function assertion(claims: Record<string, unknown> = {}, opts: { key?: KeyObject
 }
 
 /** POSTs to the token endpoint over HTTP/1.1, as google-auth-library does. */
-function tokenRequest(form: Record<string, string>, contentType = "application/x-www-form-urlencoded", uri = tokenUri): Promise<RawResponse> {
-  return rawRequest(uri, { ca: f.ca, headers: { "content-type": contentType }, body: new URLSearchParams(form).toString() });
+function tokenRequest(
+  form: Record<string, string>,
+  contentType = "application/x-www-form-urlencoded",
+  uri = tokenUri,
+): Promise<RawResponse> {
+  return rawRequest(uri, {
+    ca: f.ca,
+    headers: { "content-type": contentType },
+    body: new URLSearchParams(form).toString(),
+  });
 }
 
 /** The whole OAuth flow for an account on any simulator: sign an assertion for its token URI, exchange it. */
-async function tokenFrom(sim: SimFixture, account: { client_email: string; token_uri: string; key: KeyObject; kid: string }): Promise<string> {
+async function tokenFrom(
+  sim: SimFixture,
+  account: { client_email: string; token_uri: string; key: KeyObject; kid: string },
+): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
-  const signed = await new SignJWT({ iss: account.client_email, scope: SCOPE, aud: account.token_uri, iat, exp: iat + 3600 })
+  const signed = await new SignJWT({
+    iss: account.client_email,
+    scope: SCOPE,
+    aud: account.token_uri,
+    iat,
+    exp: iat + 3600,
+  })
     .setProtectedHeader({ alg: "RS256", kid: account.kid })
     .sign(account.key);
   const res = await rawRequest(account.token_uri, {
     ca: sim.ca,
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: signed }).toString(),
+    body: new URLSearchParams({
+      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+      assertion: signed,
+    }).toString(),
   });
   expect(res.status).toBe(200);
   return (JSON.parse(res.body) as { access_token: string }).access_token;
 }
 
 async function accessToken(claims: Record<string, unknown> = {}): Promise<string> {
-  const res = await tokenRequest({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: await assertion(claims) });
+  const res = await tokenRequest({
+    grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    assertion: await assertion(claims),
+  });
   expect(res.status).toBe(200);
   return (JSON.parse(res.body) as { access_token: string }).access_token;
 }
@@ -81,7 +112,12 @@ function send(bearer: string | undefined, body: unknown, project = PROJECT, sess
 }
 
 interface GoogleError {
-  error: { code: number; message: string; status: string; details?: { "@type": string; errorCode?: string; reason?: string }[] };
+  error: {
+    code: number;
+    message: string;
+    status: string;
+    details?: { "@type": string; errorCode?: string; reason?: string }[];
+  };
 }
 
 /** `<status> <google status> <FcmError code | detail type>` */
@@ -98,13 +134,23 @@ async function device(project = PROJECT): Promise<string> {
   return (await f.admin.createFcmDevices(project))[0]!;
 }
 
-const notification = (token: string) => ({ message: { token, notification: { title: "Hi", body: "there" }, data: { order: "42" } } });
+const notification = (token: string) => ({
+  message: { token, notification: { title: "Hi", body: "there" }, data: { order: "42" } },
+});
 
 describe("OAuth token endpoint", () => {
   it("exchanges a service account's assertion for a Bearer token, and the token sends", async () => {
-    const res = await tokenRequest({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: await assertion() });
+    const res = await tokenRequest({
+      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+      assertion: await assertion(),
+    });
     const body = JSON.parse(res.body) as { access_token: string; expires_in: number; token_type: string };
-    expect([res.status, body.expires_in, body.token_type, res.headers["cache-control"]]).toEqual([200, 3599, "Bearer", "no-store"]);
+    expect([res.status, body.expires_in, body.token_type, res.headers["cache-control"]]).toEqual([
+      200,
+      3599,
+      "Bearer",
+      "no-store",
+    ]);
     expect(body.access_token).toMatch(/^ya29\./);
 
     const token = await device();
@@ -128,25 +174,36 @@ describe("OAuth token endpoint", () => {
   it("serves HTTP/2 as well", async () => {
     const res = (await h2.request(
       { ":path": "/token", "content-type": "application/x-www-form-urlencoded" },
-      new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: await assertion() }).toString(),
+      new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+        assertion: await assertion(),
+      }).toString(),
     )) as H2Answer;
     expect(res.status).toBe(200);
   });
 
   it("issues one token that a sender reuses for every send: the issuance count shows caching", async () => {
-    const before = (await f.admin.fcmServiceAccounts()).service_accounts.find((a) => a.client_email === EMAIL)!.tokens_issued;
+    const before = (await f.admin.fcmServiceAccounts()).service_accounts.find(
+      (a) => a.client_email === EMAIL,
+    )!.tokens_issued;
     const bearer = await accessToken();
     const tokens = await f.admin.createFcmDevices(PROJECT, 5);
     const outcomes = await Promise.all(tokens.map((t) => send(bearer, notification(t))));
     expect(outcomes.map(outcome)).toEqual(Array(5).fill("200"));
-    const after = (await f.admin.fcmServiceAccounts()).service_accounts.find((a) => a.client_email === EMAIL)!.tokens_issued;
+    const after = (await f.admin.fcmServiceAccounts()).service_accounts.find(
+      (a) => a.client_email === EMAIL,
+    )!.tokens_issued;
     expect(after - before).toBe(1);
   });
 
   it("works end to end with a service-account JSON the simulator generates", async () => {
     const json = await f.admin.createFcmServiceAccount(OTHER_PROJECT);
     expect(json).toMatchObject({ type: "service_account", project_id: OTHER_PROJECT, token_uri: tokenUri });
-    const access_token = await tokenFrom(f, { ...json, key: createPrivateKey(json.private_key), kid: json.private_key_id });
+    const access_token = await tokenFrom(f, {
+      ...json,
+      key: createPrivateKey(json.private_key),
+      kid: json.private_key_id,
+    });
     expect(outcome(await send(access_token, notification(await device(OTHER_PROJECT)), OTHER_PROJECT))).toBe("200");
   });
 
@@ -159,10 +216,29 @@ describe("OAuth token endpoint", () => {
       [tokenRequest({ grant_type: grant }), 400, "invalid_request"],
       [tokenRequest({ grant_type: grant, assertion: await assertion() }, "application/json"), 400, "invalid_request"],
       [tokenRequest({ grant_type: grant, assertion: await assertion({}, { key: other }) }), 400, "invalid_grant"],
-      [tokenRequest({ grant_type: grant, assertion: await assertion({ aud: "https://oauth2.googleapis.com/token" }) }), 400, "invalid_grant"],
-      [tokenRequest({ grant_type: grant, assertion: await assertion({ iat: now - 7200, exp: now - 3600 }) }), 400, "invalid_grant"],
-      [tokenRequest({ grant_type: grant, assertion: await assertion({ iss: "nobody@x.iam.gserviceaccount.com" }) }), 400, "invalid_grant"],
-      [tokenRequest({ grant_type: grant, assertion: await assertion({ scope: "https://www.googleapis.com/auth/drive" }) }), 400, "invalid_scope"],
+      [
+        tokenRequest({ grant_type: grant, assertion: await assertion({ aud: "https://oauth2.googleapis.com/token" }) }),
+        400,
+        "invalid_grant",
+      ],
+      [
+        tokenRequest({ grant_type: grant, assertion: await assertion({ iat: now - 7200, exp: now - 3600 }) }),
+        400,
+        "invalid_grant",
+      ],
+      [
+        tokenRequest({ grant_type: grant, assertion: await assertion({ iss: "nobody@x.iam.gserviceaccount.com" }) }),
+        400,
+        "invalid_grant",
+      ],
+      [
+        tokenRequest({
+          grant_type: grant,
+          assertion: await assertion({ scope: "https://www.googleapis.com/auth/drive" }),
+        }),
+        400,
+        "invalid_scope",
+      ],
     ];
     for (const [res, status, error] of cases) {
       const r = await res;
@@ -183,12 +259,16 @@ describe("access tokens on send", () => {
     expect(outcome(await send(undefined, notification(token)))).toBe("401 UNAUTHENTICATED CREDENTIALS_MISSING");
     expect(outcome(await send("ya29.made-up", notification(token)))).toBe("401 UNAUTHENTICATED -");
     const bearer = await accessToken();
-    expect(outcome(await send(bearer, notification(await device(OTHER_PROJECT)), OTHER_PROJECT))).toBe("403 PERMISSION_DENIED IAM_PERMISSION_DENIED");
+    expect(outcome(await send(bearer, notification(await device(OTHER_PROJECT)), OTHER_PROJECT))).toBe(
+      "403 PERMISSION_DENIED IAM_PERMISSION_DENIED",
+    );
   });
 
   it("answers 403 SENDER_ID_MISMATCH for a registration token of another project", async () => {
     const bearer = await accessToken();
-    expect(outcome(await send(bearer, notification(await device(OTHER_PROJECT))))).toBe("403 PERMISSION_DENIED SENDER_ID_MISMATCH");
+    expect(outcome(await send(bearer, notification(await device(OTHER_PROJECT))))).toBe(
+      "403 PERMISSION_DENIED SENDER_ID_MISMATCH",
+    );
   });
 
   it("stops taking a revoked account's assertions and tokens", async () => {
@@ -196,11 +276,20 @@ describe("access tokens on send", () => {
     const email = `revoked@${PROJECT}.iam.gserviceaccount.com`;
     await f.admin.registerFcmServiceAccount({ project_id: PROJECT, client_email: email, private_key: pem(key) });
     const signed = () => assertion({ iss: email }, { key });
-    const res = await tokenRequest({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: await signed() });
+    const res = await tokenRequest({
+      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+      assertion: await signed(),
+    });
     const { access_token } = JSON.parse(res.body) as { access_token: string };
     await f.admin.revokeFcmServiceAccount(email);
-    const again = await tokenRequest({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion: await signed() });
-    expect([again.status, JSON.parse(again.body)]).toEqual([400, { error: "invalid_grant", error_description: "Invalid grant: account not found" }]);
+    const again = await tokenRequest({
+      grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+      assertion: await signed(),
+    });
+    expect([again.status, JSON.parse(again.body)]).toEqual([
+      400,
+      { error: "invalid_grant", error_description: "Invalid grant: account not found" },
+    ]);
     expect(outcome(await send(access_token, notification(await device())))).toBe("401 UNAUTHENTICATED -");
   });
 
@@ -209,11 +298,17 @@ describe("access tokens on send", () => {
     const session = connectH2(short.sim.publicUrl, short.ca);
     try {
       const json = await short.admin.createFcmServiceAccount(PROJECT);
-      const accessToken = await tokenFrom(short, { ...json, key: createPrivateKey(json.private_key), kid: json.private_key_id });
+      const accessToken = await tokenFrom(short, {
+        ...json,
+        key: createPrivateKey(json.private_key),
+        kid: json.private_key_id,
+      });
       const [token] = await short.admin.createFcmDevices(PROJECT);
       expect(outcome(await send(accessToken, notification(token!), PROJECT, session))).toBe("200");
       await new Promise((r) => setTimeout(r, 1_100));
-      expect(outcome(await send(accessToken, notification(token!), PROJECT, session))).toBe("401 UNAUTHENTICATED ACCESS_TOKEN_EXPIRED");
+      expect(outcome(await send(accessToken, notification(token!), PROJECT, session))).toBe(
+        "401 UNAUTHENTICATED ACCESS_TOKEN_EXPIRED",
+      );
     } finally {
       session.close();
       await short.close();
@@ -237,9 +332,13 @@ describe("messages", () => {
       [{ message: { token, data: { pad: "x".repeat(4096) } } }, "400 INVALID_ARGUMENT INVALID_ARGUMENT"],
       ["{not json", "400 INVALID_ARGUMENT BadRequest"],
       [{ message: { token, android: { priority: "high", ttl: "3600s", collapse_key: "k" } } }, "200"],
-      [{ message: { token, android: { collapseKey: "k", directBootOk: true }, fcmOptions: { analyticsLabel: "l" } } }, "200"],
+      [
+        { message: { token, android: { collapseKey: "k", directBootOk: true }, fcmOptions: { analyticsLabel: "l" } } },
+        "200",
+      ],
     ];
-    for (const [body, expected] of cases) expect(outcome(await send(bearer, body)), JSON.stringify(body).slice(0, 80)).toBe(expected);
+    for (const [body, expected] of cases)
+      expect(outcome(await send(bearer, body)), JSON.stringify(body).slice(0, 80)).toBe(expected);
   });
 
   it("validate_only checks everything and records nothing", async () => {
@@ -247,7 +346,9 @@ describe("messages", () => {
     const token = await device();
     const res = (await send(bearer, { ...notification(token), validate_only: true })) as H2Answer;
     expect([res.status, JSON.parse(res.body)]).toEqual([200, { name: `projects/${PROJECT}/messages/fake_message_id` }]);
-    expect(outcome(await send(bearer, { message: { token, data: { n: 1 } }, validateOnly: true }))).toBe("400 INVALID_ARGUMENT BadRequest");
+    expect(outcome(await send(bearer, { message: { token, data: { n: 1 } }, validateOnly: true }))).toBe(
+      "400 INVALID_ARGUMENT BadRequest",
+    );
     expect((await f.admin.deliveries({ platform: "fcm", target: token })).deliveries).toEqual([]);
   });
 
@@ -275,11 +376,18 @@ describe("messages", () => {
     const strict = await startSim({ fcmStrictTokens: true });
     const session = connectH2(strict.sim.publicUrl, strict.ca);
     try {
-      const account = await strict.admin.registerFcmServiceAccount({ project_id: PROJECT, client_email: EMAIL, private_key: pem(accountKey), private_key_id: "key-1" });
+      const account = await strict.admin.registerFcmServiceAccount({
+        project_id: PROJECT,
+        client_email: EMAIL,
+        private_key: pem(accountKey),
+        private_key_id: "key-1",
+      });
       const access_token = await tokenFrom(strict, { ...account, key: accountKey, kid: "key-1" });
       const refused = (await send(access_token, notification(madeUp), PROJECT, session)) as H2Answer;
       expect(outcome(refused)).toBe("400 INVALID_ARGUMENT INVALID_ARGUMENT");
-      expect((JSON.parse(refused.body) as GoogleError).error.message).toBe("The registration token is not a valid FCM registration token");
+      expect((JSON.parse(refused.body) as GoogleError).error.message).toBe(
+        "The registration token is not a valid FCM registration token",
+      );
       const [issued] = await strict.admin.createFcmDevices(PROJECT);
       expect(outcome(await send(access_token, notification(issued!), PROJECT, session))).toBe("200");
     } finally {
@@ -305,7 +413,10 @@ describe("faults", () => {
     const token = await device();
     await f.admin.setFaults("fcm", { throttle_rate: 1, retry_after_s: 30, remaining: 1 });
     const throttled = (await send(bearer, notification(token))) as H2Answer;
-    expect([outcome(throttled), throttled.headers["retry-after"]]).toEqual(["429 RESOURCE_EXHAUSTED QUOTA_EXCEEDED", "30"]);
+    expect([outcome(throttled), throttled.headers["retry-after"]]).toEqual([
+      "429 RESOURCE_EXHAUSTED QUOTA_EXCEEDED",
+      "30",
+    ]);
     await f.admin.setFaults("fcm", { error_rate: 1, error_status: 500, remaining: 1 });
     expect(outcome(await send(bearer, notification(token)))).toBe("500 INTERNAL INTERNAL");
     await f.admin.setFaults("fcm", { error_rate: 1, error_status: 503, remaining: 1 });

@@ -35,7 +35,9 @@ export function connectH2(origin: string, ca: string, opts: { eagerMs?: number }
   let tlsSocket: tls.TLSSocket | undefined;
   const session = http2.connect(
     origin,
-    opts.eagerMs ? { ca, createConnection: () => delayedReads((tlsSocket = tlsConnect(origin, ca)), opts.eagerMs!) } : { ca },
+    opts.eagerMs
+      ? { ca, createConnection: () => delayedReads((tlsSocket = tlsConnect(origin, ca)), opts.eagerMs!) }
+      : { ca },
   );
   const advertised: number[] = [];
   const goaways: { code: number; data: string }[] = [];
@@ -60,7 +62,11 @@ export function connectH2(origin: string, ca: string, opts: { eagerMs?: number }
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("close", () => {
         if (responseHeaders) {
-          resolve({ status: Number(responseHeaders[":status"]), headers: responseHeaders, body: Buffer.concat(chunks).toString("utf8") });
+          resolve({
+            status: Number(responseHeaders[":status"]),
+            headers: responseHeaders,
+            body: Buffer.concat(chunks).toString("utf8"),
+          });
         } else {
           resolve({ error: "closed without a response", rstCode: req.rstCode });
         }
@@ -80,7 +86,13 @@ export function connectH2(origin: string, ca: string, opts: { eagerMs?: number }
 
 function tlsConnect(origin: string, ca: string): tls.TLSSocket {
   const { hostname, port } = new URL(origin);
-  return tls.connect({ host: hostname, port: Number(port), ca, ALPNProtocols: ["h2"], servername: isIP(hostname) ? undefined : hostname });
+  return tls.connect({
+    host: hostname,
+    port: Number(port),
+    ca,
+    ALPNProtocols: ["h2"],
+    servername: isIP(hostname) ? undefined : hostname,
+  });
 }
 
 /** The socket as the client sees it through a slow link: everything the server sends arrives `ms` late. */
@@ -90,7 +102,8 @@ function delayedReads(socket: tls.TLSSocket, ms: number): Duplex {
   const duplex = new Duplex({
     read: () => undefined,
     // Once the server has closed, what the client still writes is lost on the wire, as it would be.
-    write: (chunk: Buffer, _encoding, callback) => (remoteEnded || socket.destroyed ? callback() : socket.write(chunk, () => callback())),
+    write: (chunk: Buffer, _encoding, callback) =>
+      remoteEnded || socket.destroyed ? callback() : socket.write(chunk, () => callback()),
     final: (callback) => (socket.writableEnded ? callback() : socket.end(() => callback())),
     destroy: (err, callback) => {
       socket.destroy();

@@ -13,8 +13,16 @@ import type { SubscriptionJson } from "../src/webpush/subscriptions.js";
 /** The slice of the `web-push` library (CommonJS, untyped) these tests drive. */
 export interface WebPushLib {
   generateVAPIDKeys(): { publicKey: string; privateKey: string };
-  sendNotification(sub: SubscriptionJson, payload: string | Buffer | null, options: WebPushOptions): Promise<{ statusCode: number; headers: Record<string, string> }>;
-  generateRequestDetails(sub: SubscriptionJson, payload: string | Buffer | null, options: WebPushOptions): {
+  sendNotification(
+    sub: SubscriptionJson,
+    payload: string | Buffer | null,
+    options: WebPushOptions,
+  ): Promise<{ statusCode: number; headers: Record<string, string> }>;
+  generateRequestDetails(
+    sub: SubscriptionJson,
+    payload: string | Buffer | null,
+    options: WebPushOptions,
+  ): {
     method: string;
     headers: Record<string, string | number>;
     body: Buffer | null;
@@ -87,10 +95,18 @@ export function vapidIdentity(subject = "mailto:ops@example.com") {
     d: keys.privateKey,
   };
   /** `Authorization: vapid …` with any claims, signed by this identity (or by `signer`'s key, announced as this one). */
-  async function authorization(claims: Record<string, unknown>, signer: { privateKey: string; publicKey: string } = keys): Promise<string> {
+  async function authorization(
+    claims: Record<string, unknown>,
+    signer: { privateKey: string; publicKey: string } = keys,
+  ): Promise<string> {
     const signerPoint = Buffer.from(signer.publicKey, "base64url");
     const key = await importJWK(
-      { ...jwk, x: signerPoint.subarray(1, 33).toString("base64url"), y: signerPoint.subarray(33).toString("base64url"), d: signer.privateKey },
+      {
+        ...jwk,
+        x: signerPoint.subarray(1, 33).toString("base64url"),
+        y: signerPoint.subarray(33).toString("base64url"),
+        d: signer.privateKey,
+      },
       "ES256",
     );
     const jwt = await new SignJWT(claims).setProtectedHeader({ typ: "JWT", alg: "ES256" }).sign(key);
@@ -106,14 +122,23 @@ export interface RawResponse {
 }
 
 /** One HTTP/1.1 request over TLS trusting only `ca`; for requests web-push cannot make. */
-export function rawRequest(endpoint: string, opts: { ca: string; method?: string; headers?: Record<string, string | number>; body?: Buffer | string | null }): Promise<RawResponse> {
+export function rawRequest(
+  endpoint: string,
+  opts: { ca: string; method?: string; headers?: Record<string, string | number>; body?: Buffer | string | null },
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = https.request(endpoint, { method: opts.method ?? "POST", headers: opts.headers ?? {}, ca: opts.ca, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = https.request(
+      endpoint,
+      { method: opts.method ?? "POST", headers: opts.headers ?? {}, ca: opts.ca, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(opts.body ?? undefined);
   });

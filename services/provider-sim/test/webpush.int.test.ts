@@ -2,7 +2,15 @@ import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WebPushDelivery } from "../src/recorder.js";
 import type { SubscriptionJson } from "../src/webpush/subscriptions.js";
-import { rawRequest, startSim, vapidIdentity, webpush, type RawResponse, type SimFixture, type WebPushError } from "./sim-fixture.js";
+import {
+  rawRequest,
+  startSim,
+  vapidIdentity,
+  webpush,
+  type RawResponse,
+  type SimFixture,
+  type WebPushError,
+} from "./sim-fixture.js";
 
 let f: SimFixture;
 const app = vapidIdentity();
@@ -183,11 +191,15 @@ describe("refusals", () => {
   it("answers 404 for an unknown subscription and 410 for a gone one, until revived", async () => {
     const { id, subscription } = await subscribe();
     const unknown = { ...subscription, endpoint: `${f.sim.publicUrl}/wp/00000000-0000-4000-8000-000000000000` };
-    const notFound = await webpush.sendNotification(unknown, "x", { vapidDetails: app.details, agent: f.agent }).catch((e: WebPushError) => e);
+    const notFound = await webpush
+      .sendNotification(unknown, "x", { vapidDetails: app.details, agent: f.agent })
+      .catch((e: WebPushError) => e);
     expect((notFound as WebPushError).statusCode).toBe(404);
 
     await f.admin.markWebPushGone(id);
-    const gone = await webpush.sendNotification(subscription, "x", { vapidDetails: app.details, agent: f.agent }).catch((e: WebPushError) => e);
+    const gone = await webpush
+      .sendNotification(subscription, "x", { vapidDetails: app.details, agent: f.agent })
+      .catch((e: WebPushError) => e);
     expect((gone as WebPushError).statusCode).toBe(410);
     expect(JSON.parse((gone as WebPushError).body)).toEqual({ reason: "Gone" });
 

@@ -26,33 +26,55 @@ const silent = { index: 0, title: "", body: "" } as DeliveryBatch["payloads"][nu
 
 function ok(r: BuildResult) {
   if (!r.ok) throw new Error(`expected a notification, got ${r.reason}`);
-  return { headers: r.notification.headers, body: JSON.parse(r.notification.body.toString()) as Record<string, unknown> };
+  return {
+    headers: r.notification.headers,
+    body: JSON.parse(r.notification.body.toString()) as Record<string, unknown>,
+  };
 }
 
 describe("buildNotification", () => {
   it("maps an alert: aps.alert, sound, data beside aps, priority 10", () => {
-    const n = ok(buildNotification(batch(), text, { action_url: "https://example.com/a", n: 3 }, "com.example.app", { sound: "default" }));
-    expect(n.body).toEqual({ action_url: "https://example.com/a", n: 3, aps: { alert: { title: "Hello", body: "How are you?" }, sound: "default" } });
+    const n = ok(
+      buildNotification(batch(), text, { action_url: "https://example.com/a", n: 3 }, "com.example.app", {
+        sound: "default",
+      }),
+    );
+    expect(n.body).toEqual({
+      action_url: "https://example.com/a",
+      n: 3,
+      aps: { alert: { title: "Hello", body: "How are you?" }, sound: "default" },
+    });
     expect(n.headers).toEqual({ "apns-topic": "com.example.app", "apns-push-type": "alert", "apns-priority": "10" });
   });
 
   it("carries badge and thread-id when given, and leaves out an empty title", () => {
-    const n = ok(buildNotification(batch(), { ...text, title: "" }, {}, "com.example.app", { badge: 0, threadId: "news" }));
+    const n = ok(
+      buildNotification(batch(), { ...text, title: "" }, {}, "com.example.app", { badge: 0, threadId: "news" }),
+    );
     expect(n.body).toEqual({ aps: { alert: { body: "How are you?" }, badge: 0, "thread-id": "news" } });
   });
 
   it("sends data without text as a background push: content-available, priority 5, push type background", () => {
-    const n = ok(buildNotification(batch({ highPriority: true }), silent, { sync: "inbox" }, "com.example.app", { sound: "default" }));
+    const n = ok(
+      buildNotification(batch({ highPriority: true }), silent, { sync: "inbox" }, "com.example.app", {
+        sound: "default",
+      }),
+    );
     expect(n.body).toEqual({ sync: "inbox", aps: { "content-available": 1 } });
     expect(n.headers).toMatchObject({ "apns-push-type": "background", "apns-priority": "5" });
   });
 
   it("refuses a send with neither text nor data", () => {
-    expect(buildNotification(batch(), silent, {}, "com.example.app")).toEqual({ ok: false, reason: "EmptyNotification" });
+    expect(buildNotification(batch(), silent, {}, "com.example.app")).toEqual({
+      ok: false,
+      reason: "EmptyNotification",
+    });
   });
 
   it("marks an alert with an image mutable and puts the URL beside aps", () => {
-    const n = ok(buildNotification(batch({ imageUrl: "https://cdn.example.com/i.png" }), text, { image_url: "overridden" }, "t"));
+    const n = ok(
+      buildNotification(batch({ imageUrl: "https://cdn.example.com/i.png" }), text, { image_url: "overridden" }, "t"),
+    );
     expect(n.body).toEqual({
       image_url: "https://cdn.example.com/i.png",
       aps: { alert: { title: "Hello", body: "How are you?" }, "mutable-content": 1 },
@@ -66,7 +88,9 @@ describe("buildNotification", () => {
   });
 
   it("sets apns-collapse-id, hashing one longer than 64 bytes", () => {
-    expect(ok(buildNotification(batch({ collapseId: "news-1" }), text, {}, "t")).headers["apns-collapse-id"]).toBe("news-1");
+    expect(ok(buildNotification(batch({ collapseId: "news-1" }), text, {}, "t")).headers["apns-collapse-id"]).toBe(
+      "news-1",
+    );
     const long = "ü".repeat(40); // 40 characters, 80 bytes
     expect(collapseIdFor(long)).toMatch(/^[0-9a-f]{64}$/);
     expect(collapseIdFor("c".repeat(64))).toBe("c".repeat(64));
@@ -78,8 +102,13 @@ describe("buildNotification", () => {
   });
 
   it("fails payloads over 4096 bytes and accepts exactly 4096", () => {
-    expect(buildNotification(batch(), text, { x: "y".repeat(5000) }, "t")).toEqual({ ok: false, reason: "PayloadTooLarge" });
-    const overhead = Buffer.byteLength(JSON.stringify({ x: "", aps: { alert: { title: "Hello", body: "How are you?" } } }));
+    expect(buildNotification(batch(), text, { x: "y".repeat(5000) }, "t")).toEqual({
+      ok: false,
+      reason: "PayloadTooLarge",
+    });
+    const overhead = Buffer.byteLength(
+      JSON.stringify({ x: "", aps: { alert: { title: "Hello", body: "How are you?" } } }),
+    );
     const exact = buildNotification(batch(), text, { x: "y".repeat(4096 - overhead) }, "t");
     expect(exact.ok && exact.notification.body.length).toBe(4096);
   });

@@ -97,7 +97,9 @@ export function collapseIdFor(collapseId: string): string {
 export function parseData(dataJson: string): Record<string, unknown> {
   if (!dataJson) return {};
   const parsed: unknown = JSON.parse(dataJson);
-  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : {};
 }
 
 /** Device tokens are hex (32 bytes today; Apple says not to rely on the length). */

@@ -13,7 +13,7 @@ import { ProviderTokens } from "./provider-token.js";
 const err = (reason: string, extra: Record<string, unknown> = {}) => JSON.stringify({ reason, ...extra });
 
 describe("classify", () => {
-  // Every status and reason PROVIDERS.md lists, and the outcome it must become.
+  // Every status and reason of docs/providers.md §APNs errors, and the outcome it must become.
   const table: [number, string, SendResult][] = [
     [400, "BadCollapseId", { kind: "failed", reason: "BadCollapseId" }],
     [400, "BadDeviceToken", { kind: "bounced", reason: "BadDeviceToken" }],
@@ -31,9 +31,23 @@ describe("classify", () => {
     [400, "TopicDisallowed", { kind: "failed", reason: "TopicDisallowed" }],
     [403, "BadCertificate", { kind: "failed", reason: "BadCertificate" }],
     [403, "BadCertificateEnvironment", { kind: "failed", reason: "BadCertificateEnvironment" }],
-    [403, "ExpiredProviderToken", { kind: "failed", reason: "ExpiredProviderToken: APNs calls the provider token expired; check this host's clock" }],
+    [
+      403,
+      "ExpiredProviderToken",
+      {
+        kind: "failed",
+        reason: "ExpiredProviderToken: APNs calls the provider token expired; check this host's clock",
+      },
+    ],
     [403, "Forbidden", { kind: "failed", reason: "Forbidden" }],
-    [403, "InvalidProviderToken", { kind: "failed", reason: "InvalidProviderToken: APNs rejected the provider token; check the .p8 key, key id and team id" }],
+    [
+      403,
+      "InvalidProviderToken",
+      {
+        kind: "failed",
+        reason: "InvalidProviderToken: APNs rejected the provider token; check the .p8 key, key id and team id",
+      },
+    ],
     [403, "MissingProviderToken", { kind: "failed", reason: "MissingProviderToken: APNs saw no provider token" }],
     [404, "BadPath", { kind: "failed", reason: "BadPath" }],
     [405, "MethodNotAllowed", { kind: "failed", reason: "MethodNotAllowed" }],
@@ -57,12 +71,19 @@ describe("classify", () => {
 
   it("passes a 410's timestamp on as when the token was seen dead", () => {
     const body = err("Unregistered", { timestamp: 1_790_000_000_000 });
-    expect(classify(410, parseError({ status: 410, body }))).toEqual({ kind: "bounced", reason: "Unregistered", observedAt: new Date(1_790_000_000_000) });
+    expect(classify(410, parseError({ status: 410, body }))).toEqual({
+      kind: "bounced",
+      reason: "Unregistered",
+      observedAt: new Date(1_790_000_000_000),
+    });
   });
 
   it("honours Retry-After and names answers without a reason by status", () => {
     expect(classify(429, {}, "3")).toEqual({ kind: "retry", reason: "HTTP429", throttled: true, retryAfterMs: 3000 });
-    expect(classify(502, parseError({ status: 502, body: "<html>bad gateway</html>" }))).toEqual({ kind: "retry", reason: "HTTP502" });
+    expect(classify(502, parseError({ status: 502, body: "<html>bad gateway</html>" }))).toEqual({
+      kind: "retry",
+      reason: "HTTP502",
+    });
     expect(classify(418, {})).toEqual({ kind: "failed", reason: "HTTP418" });
   });
 
@@ -92,7 +113,9 @@ function scriptedPool(answers: [number, string][]) {
   return { pool: pool as unknown as ConnectionPool, requests, retired };
 }
 
-function credentialsResponse(overrides: Partial<{ p8Key: string; keyId: string; teamId: string; topic: string; environment: string }> = {}) {
+function credentialsResponse(
+  overrides: Partial<{ p8Key: string; keyId: string; teamId: string; topic: string; environment: string }> = {},
+) {
   const { privateKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
   return create(GetSendCredentialsResponseSchema, {
     fingerprint: "fp",
@@ -156,7 +179,14 @@ describe("ApnsProvider", () => {
 
   it("refreshes the token once on ExpiredProviderToken (when it is old enough) and retries", async () => {
     let now = Date.now();
-    const { send, requests } = sendSetup([[200, ""], [403, err("ExpiredProviderToken")], [200, ""]], { now: () => now });
+    const { send, requests } = sendSetup(
+      [
+        [200, ""],
+        [403, err("ExpiredProviderToken")],
+        [200, ""],
+      ],
+      { now: () => now },
+    );
     await send();
     now += 30 * 60_000;
     expect(await send()).toEqual({ kind: "delivered" });
@@ -171,10 +201,16 @@ describe("ApnsProvider", () => {
   });
 
   it("moves to a new connection on TooManyProviderTokenUpdates, once", async () => {
-    const { send, requests, retired } = sendSetup([[429, err("TooManyProviderTokenUpdates")], [200, ""]]);
+    const { send, retired } = sendSetup([
+      [429, err("TooManyProviderTokenUpdates")],
+      [200, ""],
+    ]);
     expect(await send()).toEqual({ kind: "delivered" });
     expect(retired).toEqual(["TooManyProviderTokenUpdates"]);
-    const again = sendSetup([[429, err("TooManyProviderTokenUpdates")], [429, err("TooManyProviderTokenUpdates")]]);
+    const again = sendSetup([
+      [429, err("TooManyProviderTokenUpdates")],
+      [429, err("TooManyProviderTokenUpdates")],
+    ]);
     expect(await again.send()).toMatchObject({ kind: "retry", throttled: true });
     expect(again.requests).toHaveLength(2);
   });
@@ -197,7 +233,10 @@ describe("ApnsProvider", () => {
     const { pool, requests } = scriptedPool([]);
     const provider = new ApnsProvider({ pool, tokens: new ProviderTokens() });
     const credentials = provider.prepareCredentials(credentialsResponse());
-    const batch = create(DeliveryBatchSchema, { payloads: [{ index: 0, title: "t", body: "b" }], dataJson: JSON.stringify({ x: "y".repeat(5000) }) });
+    const batch = create(DeliveryBatchSchema, {
+      payloads: [{ index: 0, title: "t", body: "b" }],
+      dataJson: JSON.stringify({ x: "y".repeat(5000) }),
+    });
     const r = await provider.send({ deviceId: "d", pushToken: "ab".repeat(32), payloadIndex: 0 } as never, {
       batch,
       payload: batch.payloads[0]!,

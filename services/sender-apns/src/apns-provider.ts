@@ -65,9 +65,11 @@ export class ApnsProvider implements Provider<ApnsCredentials> {
     if (privateKey.asymmetricKeyType !== "ec" || privateKey.asymmetricKeyDetails?.namedCurve !== "prime256v1") {
       throw new CredentialsError("the .p8 key is not a P-256 key");
     }
-    if (!APPLE_ID.test(keyId) || !APPLE_ID.test(teamId)) throw new CredentialsError("key id and team id must be 10 characters A-Z or 0-9");
+    if (!APPLE_ID.test(keyId) || !APPLE_ID.test(teamId))
+      throw new CredentialsError("key id and team id must be 10 characters A-Z or 0-9");
     if (!topic) throw new CredentialsError("the APNs config has no topic (bundle id)");
-    if (environment !== "production" && environment !== "sandbox") throw new CredentialsError(`unknown APNs environment "${environment}"`);
+    if (environment !== "production" && environment !== "sandbox")
+      throw new CredentialsError(`unknown APNs environment "${environment}"`);
     return { key: { teamId, keyId, privateKey, fingerprint: response.fingerprint }, topic, environment };
   }
 
@@ -135,7 +137,9 @@ export class ApnsProvider implements Provider<ApnsCredentials> {
       } catch {
         data = undefined;
       }
-      result = data ? buildNotification(batch, payload, data, topic, this.deps.alert) : { ok: false, reason: "InvalidData" };
+      result = data
+        ? buildNotification(batch, payload, data, topic, this.deps.alert)
+        : { ok: false, reason: "InvalidData" };
       perBatch.set(cacheKey, result);
     }
     return result;
@@ -143,16 +147,18 @@ export class ApnsProvider implements Provider<ApnsCredentials> {
 }
 
 /**
- * Maps an APNs answer (PROVIDERS.md) to an outcome: 200 delivered; 410 and BadDeviceToken
- * a dead token (with APNs' timestamp, so a later re-registration wins); 429 and 5xx
- * transient; every other 4xx permanent with APNs' reason kept.
+ * Maps an APNs answer (docs/providers.md §APNs errors) to an outcome: 200 delivered;
+ * 410 and BadDeviceToken a dead token (with APNs' timestamp, so a later re-registration
+ * wins); 429 and 5xx transient; every other 4xx permanent with APNs' reason kept.
  */
 export function classify(status: number, error: ApnsError, retryAfter?: string | string[]): SendResult {
   const reason = error.reason ?? `HTTP${status}`;
   const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
   if (status >= 200 && status < 300) return { kind: "delivered" };
   if (status === 410 || (status === 400 && reason === "BadDeviceToken")) {
-    return error.timestamp === undefined ? { kind: "bounced", reason } : { kind: "bounced", reason, observedAt: new Date(error.timestamp) };
+    return error.timestamp === undefined
+      ? { kind: "bounced", reason }
+      : { kind: "bounced", reason, observedAt: new Date(error.timestamp) };
   }
   if (status === 429) return withRetryAfter({ kind: "retry", reason, throttled: true }, retryAfterMs);
   if (status >= 500) return withRetryAfter({ kind: "retry", reason }, retryAfterMs);

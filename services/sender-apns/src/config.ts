@@ -11,7 +11,8 @@ const apnsUrl: EnvVar<string | undefined> = {
   parse: (s) => {
     const u = new URL(s);
     if (u.protocol !== "https:") throw new Error("must be an https:// URL");
-    if (u.pathname !== "/" || u.search || u.hash) throw new Error("must be an origin without a path, e.g. https://127.0.0.1:4443");
+    if (u.pathname !== "/" || u.search || u.hash)
+      throw new Error("must be an origin without a path, e.g. https://127.0.0.1:4443");
     return u.origin;
   },
 };

@@ -198,7 +198,10 @@ export class ConnectionPool {
     const usable = group.conns.some((c) => c.state === "open");
     if (!usable && group.failures >= MAX_CONNECT_FAILURES && group.queue.length > 0) {
       const err = conn.error ?? codeError("APNs connection closed before answering", "ERR_APNS_CONNECTION_CLOSED");
-      this.opts.log?.warn({ origin: group.origin, err }, "APNs connections keep failing; failing queued sends for a later retry");
+      this.opts.log?.warn(
+        { origin: group.origin, err },
+        "APNs connections keep failing; failing queued sends for a later retry",
+      );
       for (const w of group.queue.splice(0)) w.reject(err);
     }
     this.dispatch(group);

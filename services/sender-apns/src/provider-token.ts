@@ -81,7 +81,8 @@ export class ProviderTokens {
     const now = this.now();
     const hit = this.entries.get(id);
     if (hit && now - hit.issuedAt < this.refreshAfterMs) {
-      if (hit.rejected && now - hit.rejected.at < this.rejectionTtlMs) return { jwt: hit.jwt, rejected: hit.rejected.reason };
+      if (hit.rejected && now - hit.rejected.at < this.rejectionTtlMs)
+        return { jwt: hit.jwt, rejected: hit.rejected.reason };
       return { jwt: hit.jwt };
     }
     const entry = await this.signOnce(id, key);
@@ -117,7 +118,8 @@ export class ProviderTokens {
       .then((jwt) => {
         const entry: Entry = { jwt, issuedAt };
         this.entries.delete(id);
-        if (this.entries.size >= (this.opts.maxEntries ?? 10_000)) this.entries.delete(this.entries.keys().next().value as string);
+        if (this.entries.size >= (this.opts.maxEntries ?? 10_000))
+          this.entries.delete(this.entries.keys().next().value as string);
         this.entries.set(id, entry);
         this.opts.onSign?.(key);
         return entry;

@@ -16,7 +16,10 @@ export function start(config: Config, deps: { log: Logger }): Promise<RunningSen
     log: deps.log,
   });
   const metrics = apnsMetrics(pool);
-  const tokens = new ProviderTokens({ refreshAfterMs: config.tokenRefreshMinutes * 60_000, onSign: metrics.tokenSigned });
+  const tokens = new ProviderTokens({
+    refreshAfterMs: config.tokenRefreshMinutes * 60_000,
+    onSign: metrics.tokenSigned,
+  });
   const provider = new ApnsProvider({
     pool,
     tokens,

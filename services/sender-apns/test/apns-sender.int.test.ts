@@ -76,11 +76,19 @@ async function startSender(overrides: Record<string, string> = {}) {
 /** An iOS app whose APNs config holds `key` (as uploaded by its owner). */
 async function iosApp(key: { p8: string; keyId: string; teamId: string }): Promise<string> {
   // Bundle ids are unique per org; every app here pushes to the one topic the simulated devices run.
-  const app = await credential.client.createApp({ orgId, name: "ios", platform: Platform.IOS, bundleId: `${TOPIC}.${randomBytes(4).toString("hex")}` });
+  const app = await credential.client.createApp({
+    orgId,
+    name: "ios",
+    platform: Platform.IOS,
+    bundleId: `${TOPIC}.${randomBytes(4).toString("hex")}`,
+  });
   const id = app.app!.id;
   await credential.client.putPlatformConfig({
     appId: id,
-    credentials: { case: "apns", value: { p8Key: key.p8, keyId: key.keyId, teamId: key.teamId, topic: TOPIC, environment: "sandbox" } },
+    credentials: {
+      case: "apns",
+      value: { p8Key: key.p8, keyId: key.keyId, teamId: key.teamId, topic: TOPIC, environment: "sandbox" },
+    },
   });
   return id;
 }
@@ -88,7 +96,12 @@ async function iosApp(key: { p8: string; keyId: string; teamId: string }): Promi
 /** Apple knows the key: the simulator gets its public half only. */
 async function registerWithApple(key: { p8: string; keyId: string; teamId: string }) {
   const publicKeyPem = createPublicKey(key.p8).export({ type: "spki", format: "pem" }).toString();
-  await admin.registerApnsKey({ team_id: key.teamId, key_id: key.keyId, topics: [TOPIC], public_key_pem: publicKeyPem });
+  await admin.registerApnsKey({
+    team_id: key.teamId,
+    key_id: key.keyId,
+    topics: [TOPIC],
+    public_key_pem: publicKeyPem,
+  });
 }
 
 type BatchInput = Partial<Pick<DeliveryBatch, "dataJson" | "ttlSeconds" | "collapseId" | "imageUrl">> & {
@@ -105,21 +118,34 @@ async function publish(targets: { id: string; token: string }[], extra: BatchInp
       appId: extra.app ?? appId,
       platform: Platform.IOS,
       sequence: BigInt(seq + 1),
-      payloads: extra.payloads ?? [{ index: 0, title: "Hallo", body: "Wie geht's?" }, { index: 1, title: "Hello", body: "How are you?" }],
-      targets: targets.slice(seq * size, (seq + 1) * size).map((t, i) => ({ deviceId: t.id, pushToken: t.token, payloadIndex: i % 2 })),
+      payloads: extra.payloads ?? [
+        { index: 0, title: "Hallo", body: "Wie geht's?" },
+        { index: 1, title: "Hello", body: "How are you?" },
+      ],
+      targets: targets
+        .slice(seq * size, (seq + 1) * size)
+        .map((t, i) => ({ deviceId: t.id, pushToken: t.token, payloadIndex: i % 2 })),
       dataJson: extra.dataJson ?? JSON.stringify({ action_url: "https://example.com/a" }),
       ttlSeconds: extra.ttlSeconds ?? 3600,
       collapseId: extra.collapseId,
       imageUrl: extra.imageUrl,
       createdAt: timestampFromDate(new Date()),
     });
-    await jetstream(nc).publish(names.delivery("ios"), toBinary(DeliveryBatchSchema, batch), { msgID: `${campaignId}.${seq}` });
+    await jetstream(nc).publish(names.delivery("ios"), toBinary(DeliveryBatchSchema, batch), {
+      msgID: `${campaignId}.${seq}`,
+    });
   }
   return campaignId;
 }
 
 /** Reads a stream subject with a throwaway consumer until `expected` items arrived. */
-async function drain<T>(stream: string, subject: string, decode: (data: Uint8Array) => T[], expected: number, timeoutMs = 30_000): Promise<T[]> {
+async function drain<T>(
+  stream: string,
+  subject: string,
+  decode: (data: Uint8Array) => T[],
+  expected: number,
+  timeoutMs = 30_000,
+): Promise<T[]> {
   const jsm = await jetstreamManager(nc);
   const durable = `t${randomBytes(4).toString("hex")}`;
   await jsm.consumers.add(stream, { durable_name: durable, filter_subject: subject, ack_policy: AckPolicy.Explicit });
@@ -152,7 +178,13 @@ async function devices(n: number) {
 beforeAll(async () => {
   const infra = inject("infra");
   sim = await startSim(
-    readEnv(simConfigSpec, { PORT: "0", ADMIN_PORT: "0", LOG_LEVEL: "silent", SIM_SEED: "11", SIM_APNS_MAX_STREAMS: String(STREAM_LIMIT) }),
+    readEnv(simConfigSpec, {
+      PORT: "0",
+      ADMIN_PORT: "0",
+      LOG_LEVEL: "silent",
+      SIM_SEED: "11",
+      SIM_APNS_MAX_STREAMS: String(STREAM_LIMIT),
+    }),
     { log },
   );
   admin = new SimAdminClient(`http://127.0.0.1:${sim.adminPort}`);
@@ -181,7 +213,8 @@ afterAll(async () => {
   await cleanUpCredential(credCfg);
   const c = await connect({ servers: inject("infra").natsUrl });
   const jsm = await jetstreamManager(c);
-  for (const s of [names.deliveryStream, names.outcomesStream, names.eventsStream]) await jsm.streams.delete(s).catch(() => undefined);
+  for (const s of [names.deliveryStream, names.outcomesStream, names.eventsStream])
+    await jsm.streams.delete(s).catch(() => undefined);
   await c.close();
 });
 
@@ -203,7 +236,10 @@ describe("APNs sender", () => {
       expect(d).toMatchObject({ topic: TOPIC, push_type: "alert", priority: 10, collapse_id: "news" });
       expect(Math.abs(d.expiration! - expiration)).toBeLessThan(60);
       const [title, body] = i % 2 === 0 ? ["Hallo", "Wie geht's?"] : ["Hello", "How are you?"];
-      expect(JSON.parse(d.payload)).toEqual({ action_url: "https://example.com/a", aps: { alert: { title, body }, sound: "default" } });
+      expect(JSON.parse(d.payload)).toEqual({
+        action_url: "https://example.com/a",
+        aps: { alert: { title, body }, sound: "default" },
+      });
     }
 
     const { connections, violations } = await admin.apnsConnections();
@@ -226,7 +262,13 @@ describe("APNs sender", () => {
   it("sends data-only sends as background pushes and marks alerts with an image mutable", async () => {
     await startSender();
     const [silent, picture] = await Promise.all([devices(2), devices(2)]);
-    const silentId = await publish(silent, { payloads: [{ index: 0, title: "", body: "" }, { index: 1, title: "", body: "" }], dataJson: JSON.stringify({ sync: "inbox" }) });
+    const silentId = await publish(silent, {
+      payloads: [
+        { index: 0, title: "", body: "" },
+        { index: 1, title: "", body: "" },
+      ],
+      dataJson: JSON.stringify({ sync: "inbox" }),
+    });
     const pictureId = await publish(picture, { imageUrl: "https://cdn.example.com/i.png", ttlSeconds: 0 });
     expect((await outcomes(silentId, 2)).every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
     expect((await outcomes(pictureId, 2)).every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
@@ -239,7 +281,10 @@ describe("APNs sender", () => {
     for (const t of picture) {
       const d = all.find((x) => x.device_token === t.token)!;
       expect(d).toMatchObject({ push_type: "alert", expiration: null });
-      expect(JSON.parse(d.payload)).toMatchObject({ image_url: "https://cdn.example.com/i.png", aps: { "mutable-content": 1 } });
+      expect(JSON.parse(d.payload)).toMatchObject({
+        image_url: "https://cdn.example.com/i.png",
+        aps: { "mutable-content": 1 },
+      });
     }
   });
 
@@ -262,7 +307,13 @@ describe("APNs sender", () => {
 
     const mine = new Set<string>(targets.map((t) => t.id));
     const events = (
-      await drain(names.eventsStream, names.deviceInvalidated, (d) => [fromBinary(DeviceInvalidatedSchema, d)], 3, 5_000)
+      await drain(
+        names.eventsStream,
+        names.deviceInvalidated,
+        (d) => [fromBinary(DeviceInvalidatedSchema, d)],
+        3,
+        5_000,
+      )
     ).filter((e: DeviceInvalidated) => mine.has(e.deviceId));
     expect(events).toHaveLength(3);
     const unregistered = events.find((e) => e.deviceId === targets[0]!.id)!;
@@ -282,7 +333,9 @@ describe("APNs sender", () => {
       expect(new Set(got.map((o) => o.deviceId))).toEqual(new Set(targets.map((t) => t.id)));
       for (const o of got) {
         expect(o.kind).toBe(OutcomeKind.FAILED);
-        expect(o.reason).toBe("InvalidProviderToken: APNs rejected the provider token; check the .p8 key, key id and team id");
+        expect(o.reason).toBe(
+          "InvalidProviderToken: APNs rejected the provider token; check the .p8 key, key id and team id",
+        );
       }
     }
   });
@@ -311,7 +364,9 @@ describe("APNs sender", () => {
     const targets = await devices(10);
     await admin.setFaults("apns", { throttle_rate: 1 });
     const got = await outcomes(await publish(targets), 10);
-    expect(got.map((o) => [OutcomeKind[o.kind], o.reason, o.attempts])).toEqual(Array(10).fill(["THROTTLED", "TooManyRequests", 4]));
+    expect(got.map((o) => [OutcomeKind[o.kind], o.reason, o.attempts])).toEqual(
+      Array(10).fill(["THROTTLED", "TooManyRequests", 4]),
+    );
   });
 
   it("retries 503 Shutdown on new connections and delivers", async () => {

@@ -68,13 +68,15 @@ async function peer(handler: Handler, settings: http2.Settings = { maxConcurrent
  */
 const later = (fn: () => void) => setImmediate(fn);
 
-const ok = (delayMs = 0): Handler => (stream) => {
-  setTimeout(() => {
-    if (stream.closed || stream.destroyed || stream.session?.destroyed !== false) return;
-    stream.respond({ ":status": 200 });
-    stream.end();
-  }, delayMs);
-};
+const ok =
+  (delayMs = 0): Handler =>
+  (stream) => {
+    setTimeout(() => {
+      if (stream.closed || stream.destroyed || stream.session?.destroyed !== false) return;
+      stream.respond({ ":status": 200 });
+      stream.end();
+    }, delayMs);
+  };
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -90,10 +92,17 @@ function setup(p: Peer, opts: Partial<ConstructorParameters<typeof ConnectionPoo
     accepted: (status) => status === 200,
     ...opts,
   });
-  cleanups.push(() => p.close(), () => pool.close());
+  cleanups.push(
+    () => p.close(),
+    () => pool.close(),
+  );
   const signal = new AbortController().signal;
   const send = (id: string | number, s = signal): Promise<PoolResponse> =>
-    pool.request({ origin: p.origin, group: "TEAM.KEY" }, { path: "/3/device/ab", headers: { "x-id": String(id) }, body: Buffer.from("{}") }, s);
+    pool.request(
+      { origin: p.origin, group: "TEAM.KEY" },
+      { path: "/3/device/ab", headers: { "x-id": String(id) }, body: Buffer.from("{}") },
+      s,
+    );
   return { pool, send };
 }
 
@@ -117,11 +126,14 @@ describe("ConnectionPool", () => {
 
   it("uses more streams once the peer raises its limit (as APNs does after a valid token)", async () => {
     const raised = new WeakSet<Http2Session>();
-    const p = await peer((stream, _id, session) => {
-      if (!raised.has(session)) session.settings({ maxConcurrentStreams: 20 });
-      raised.add(session);
-      ok(5)(stream, _id, session);
-    }, { maxConcurrentStreams: 1 });
+    const p = await peer(
+      (stream, _id, session) => {
+        if (!raised.has(session)) session.settings({ maxConcurrentStreams: 20 });
+        raised.add(session);
+        ok(5)(stream, _id, session);
+      },
+      { maxConcurrentStreams: 1 },
+    );
     const { send } = setup(p, { maxConnections: 1 });
     await Promise.all(range(100).map((i) => send(i)));
     expect(p.sessions).toHaveLength(1);
@@ -131,39 +143,43 @@ describe("ConnectionPool", () => {
   it.each([
     ["NO_ERROR", http2.constants.NGHTTP2_NO_ERROR],
     ["ENHANCE_YOUR_CALM", http2.constants.NGHTTP2_ENHANCE_YOUR_CALM],
-  ])("re-sends streams above a GOAWAY's (%s) last stream id on a new connection, each processed once", async (_name, code) => {
-    let held: { stream: ServerHttp2Stream; id: string }[] = [];
-    let phase: "trust" | "hold" | "normal" = "trust";
-    const p = await peer((stream, id, session) => {
-      if (phase === "trust") {
-        phase = "hold";
-        return ok()(stream, id, session);
-      }
-      if (phase === "normal") return ok()(stream, id, session);
-      held.push({ stream, id });
-      if (held.length < 6) return;
-      phase = "normal";
-      const last = held[1]!.stream.id!;
-      const all = held;
-      held = [];
-      later(() => {
-        session.goaway(code, last, Buffer.from(JSON.stringify({ reason: "Shutdown" })));
-        for (const h of all) {
-          if (h.stream.id! <= last) ok()(h.stream, h.id, session);
-          else h.stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+  ])(
+    "re-sends streams above a GOAWAY's (%s) last stream id on a new connection, each processed once",
+    async (_name, code) => {
+      let held: { stream: ServerHttp2Stream; id: string }[] = [];
+      let phase: "trust" | "hold" | "normal" = "trust";
+      const p = await peer((stream, id, session) => {
+        if (phase === "trust") {
+          phase = "hold";
+          return ok()(stream, id, session);
         }
+        if (phase === "normal") return ok()(stream, id, session);
+        held.push({ stream, id });
+        if (held.length < 6) return;
+        phase = "normal";
+        const last = held[1]!.stream.id!;
+        const all = held;
+        held = [];
+        later(() => {
+          session.goaway(code, last, Buffer.from(JSON.stringify({ reason: "Shutdown" })));
+          for (const h of all) {
+            if (h.stream.id! <= last) ok()(h.stream, h.id, session);
+            else h.stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+          }
+        });
       });
-    });
-    const { send } = setup(p, { maxConnections: 1 });
-    await send("first");
-    const settled = await Promise.allSettled(range(6).map((i) => send(i)));
-    expect(p.sessions.length).toBe(2);
-    // Streams the peer never processed came through on the new connection, once each.
-    expect(settled.slice(2).map((s) => s.status)).toEqual(Array(4).fill("fulfilled"));
-    expect([...p.processed].sort()).toEqual(["0", "1", "2", "3", "4", "5", "first"]);
-    // Streams at or below the last id were processed; a graceful GOAWAY lets their answers arrive.
-    if (code === http2.constants.NGHTTP2_NO_ERROR) expect(settled.slice(0, 2).map((s) => s.status)).toEqual(["fulfilled", "fulfilled"]);
-  });
+      const { send } = setup(p, { maxConnections: 1 });
+      await send("first");
+      const settled = await Promise.allSettled(range(6).map((i) => send(i)));
+      expect(p.sessions.length).toBe(2);
+      // Streams the peer never processed came through on the new connection, once each.
+      expect(settled.slice(2).map((s) => s.status)).toEqual(Array(4).fill("fulfilled"));
+      expect([...p.processed].sort()).toEqual(["0", "1", "2", "3", "4", "5", "first"]);
+      // Streams at or below the last id were processed; a graceful GOAWAY lets their answers arrive.
+      if (code === http2.constants.NGHTTP2_NO_ERROR)
+        expect(settled.slice(0, 2).map((s) => s.status)).toEqual(["fulfilled", "fulfilled"]);
+    },
+  );
 
   it("re-sends refused streams transparently", async () => {
     const refused = new Set<string>();
@@ -220,14 +236,25 @@ describe("ConnectionPool", () => {
     await new Promise<void>((r) => mute.listen(0, "127.0.0.1", r));
     const sockets = new Set<net.Socket>();
     mute.on("connection", (s) => sockets.add(s));
-    const pool = new ConnectionPool({ maxConnections: 1, maxQueued: 10, requestTimeoutMs: 100, idleTimeoutMs: 60_000, accepted: () => true });
-    cleanups.push(async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => mute.close(r));
-    }, () => pool.close());
+    const pool = new ConnectionPool({
+      maxConnections: 1,
+      maxQueued: 10,
+      requestTimeoutMs: 100,
+      idleTimeoutMs: 60_000,
+      accepted: () => true,
+    });
+    cleanups.push(
+      async () => {
+        for (const s of sockets) s.destroy();
+        await new Promise((r) => mute.close(r));
+      },
+      () => pool.close(),
+    );
     const target = { origin: `https://127.0.0.1:${(mute.address() as AddressInfo).port}`, group: "g" };
     const started = Date.now();
-    await expect(pool.request(target, { path: "/", headers: {}, body: Buffer.alloc(0) }, new AbortController().signal)).rejects.toMatchObject({ code: "ETIMEDOUT" });
+    await expect(
+      pool.request(target, { path: "/", headers: {}, body: Buffer.alloc(0) }, new AbortController().signal),
+    ).rejects.toMatchObject({ code: "ETIMEDOUT" });
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
@@ -247,7 +274,13 @@ describe("ConnectionPool", () => {
     const p = await peer(ok());
     const origin = p.origin;
     await p.close();
-    const pool = new ConnectionPool({ maxConnections: 2, maxQueued: 2, requestTimeoutMs: 1_000, idleTimeoutMs: 60_000, accepted: () => true });
+    const pool = new ConnectionPool({
+      maxConnections: 2,
+      maxQueued: 2,
+      requestTimeoutMs: 1_000,
+      idleTimeoutMs: 60_000,
+      accepted: () => true,
+    });
     cleanups.push(() => pool.close());
     const target = { origin, group: "g" };
     const req = { path: "/", headers: {}, body: Buffer.alloc(0) };

@@ -39,7 +39,9 @@ export function parseFcmError(body: string): FcmErrorBody {
   if (typeof error !== "object" || error === null) return {};
   const e = error as { status?: unknown; message?: unknown; details?: unknown };
   const details = Array.isArray(e.details) ? (e.details as { "@type"?: unknown; errorCode?: unknown }[]) : [];
-  const fcm = details.find((d) => typeof d?.["@type"] === "string" && d["@type"].endsWith("google.firebase.fcm.v1.FcmError"));
+  const fcm = details.find(
+    (d) => typeof d?.["@type"] === "string" && d["@type"].endsWith("google.firebase.fcm.v1.FcmError"),
+  );
   return {
     errorCode: typeof fcm?.errorCode === "string" ? fcm.errorCode : undefined,
     status: typeof e.status === "string" ? e.status : undefined,
@@ -48,11 +50,11 @@ export function parseFcmError(body: string): FcmErrorBody {
 }
 
 /**
- * The FCM error table (PROVIDERS.md): UNREGISTERED is a dead token; QUOTA_EXCEEDED slows
- * the project down and retries after Retry-After, ending throttled; UNAVAILABLE and
- * INTERNAL retry with backoff; INVALID_ARGUMENT, SENDER_ID_MISMATCH and
- * THIRD_PARTY_AUTH_ERROR fail with the reason. Answers without an FcmError detail are
- * judged by their status.
+ * The FCM error table (docs/providers.md §FCM errors): UNREGISTERED is a dead token;
+ * QUOTA_EXCEEDED slows the project down and retries after Retry-After, ending
+ * throttled; UNAVAILABLE and INTERNAL retry with backoff; INVALID_ARGUMENT,
+ * SENDER_ID_MISMATCH and THIRD_PARTY_AUTH_ERROR fail with the reason. Answers without an
+ * FcmError detail are judged by their status.
  */
 export function classify(res: FcmResponse, nowMs = Date.now()): Classification {
   if (res.status >= 200 && res.status < 300) return { result: { kind: "delivered" } };

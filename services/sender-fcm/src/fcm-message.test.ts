@@ -7,7 +7,15 @@ import { fcmData, fcmMessage, isReservedDataKey, payloadBytes, remainingTtlSecon
 
 const NOW = 1_700_000_000_000;
 
-function batch(extra: Partial<{ ttlSeconds: number; highPriority: boolean; collapseId: string; imageUrl: string; createdAtMs: number }> = {}) {
+function batch(
+  extra: Partial<{
+    ttlSeconds: number;
+    highPriority: boolean;
+    collapseId: string;
+    imageUrl: string;
+    createdAtMs: number;
+  }> = {},
+) {
   return create(DeliveryBatchSchema, {
     campaignId: "c1",
     appId: "a1",
@@ -23,7 +31,12 @@ const payload = create(RenderedPayloadSchema, { index: 0, title: "Hello", body: 
 
 describe("fcmMessage", () => {
   it("maps title, body and image to a notification and the options to android", () => {
-    const b = batch({ ttlSeconds: 3600, highPriority: true, collapseId: "news", imageUrl: "https://img.example/x.png" });
+    const b = batch({
+      ttlSeconds: 3600,
+      highPriority: true,
+      collapseId: "news",
+      imageUrl: "https://img.example/x.png",
+    });
     expect(fcmMessage("tok", b, payload, { k: "v" }, remainingTtlSeconds(b, NOW))).toEqual({
       token: "tok",
       notification: { title: "Hello", body: "How are you?", image: "https://img.example/x.png" },
@@ -35,14 +48,18 @@ describe("fcmMessage", () => {
   it("leaves out what the send did not set", () => {
     const empty = create(RenderedPayloadSchema, { index: 0, title: "", body: "" });
     expect(fcmMessage("tok", batch(), empty, {}, undefined)).toEqual({ token: "tok", android: { priority: "normal" } });
-    expect(fcmMessage("tok", batch(), create(RenderedPayloadSchema, { body: "only body" }), {}, undefined).notification).toEqual({ body: "only body" });
+    expect(
+      fcmMessage("tok", batch(), create(RenderedPayloadSchema, { body: "only body" }), {}, undefined).notification,
+    ).toEqual({ body: "only body" });
   });
 
   it("sends the body FCM documents and measures the payload without the target", () => {
     const m = fcmMessage("t".repeat(150), batch(), payload, {}, undefined);
     const body = JSON.parse(sendBody(m));
     expect(body).toEqual({ message: m });
-    expect(payloadBytes(m)).toBe(Buffer.byteLength(JSON.stringify({ notification: m.notification, android: m.android })));
+    expect(payloadBytes(m)).toBe(
+      Buffer.byteLength(JSON.stringify({ notification: m.notification, android: m.android })),
+    );
   });
 });
 
@@ -69,7 +86,10 @@ describe("fcmData", () => {
   it("refuses reserved keys and anything that is not a JSON object", () => {
     for (const key of ["from", "notification", "message_type", "google.c.a.e", "gcm.n.e", "googleFoo", "GCM.x"]) {
       expect(isReservedDataKey(key)).toBe(true);
-      expect(fcmData(JSON.stringify({ ok: "1", [key]: "x" }))).toEqual({ ok: false, reason: `ReservedDataKey: ${key}` });
+      expect(fcmData(JSON.stringify({ ok: "1", [key]: "x" }))).toEqual({
+        ok: false,
+        reason: `ReservedDataKey: ${key}`,
+      });
     }
     for (const key of ["fromage", "notification_id", "my.google", "title"]) expect(isReservedDataKey(key)).toBe(false);
     expect(fcmData("[1]")).toEqual({ ok: false, reason: "InvalidData: not a JSON object" });

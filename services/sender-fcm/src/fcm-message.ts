@@ -22,12 +22,18 @@ export type DataResult = { ok: true; data: Record<string, string> } | { ok: fals
 
 /**
  * FCM's reserved data keys: "from", "notification", "message_type" and, per Google's
- * reference, any key starting with "google" or "gcm" (PROVIDERS.md names the dotted
- * forms; the wider rule also covers them).
+ * reference, any key starting with "google" or "gcm" (docs/providers.md §FCM message
+ * names the dotted forms; the wider rule also covers them).
  */
 export function isReservedDataKey(key: string): boolean {
   const lower = key.toLowerCase();
-  return lower === "from" || lower === "notification" || lower === "message_type" || lower.startsWith("google") || lower.startsWith("gcm");
+  return (
+    lower === "from" ||
+    lower === "notification" ||
+    lower === "message_type" ||
+    lower.startsWith("google") ||
+    lower.startsWith("gcm")
+  );
 }
 
 /**

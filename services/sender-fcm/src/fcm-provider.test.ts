@@ -15,7 +15,10 @@ import { OAuthTokenSource, type TokenEndpointResponse } from "./oauth-token.js";
 // and reacts to answers — with a scripted transport and token endpoint, no network.
 const log = createLogger("test", "silent");
 
-function harness(answers: (FcmResponse | undefined)[], tokenAnswer: () => TokenEndpointResponse = () => ({ status: 200, body: '{"access_token":"at","expires_in":3600}' })) {
+function harness(
+  answers: (FcmResponse | undefined)[],
+  tokenAnswer: () => TokenEndpointResponse = () => ({ status: 200, body: '{"access_token":"at","expires_in":3600}' }),
+) {
   const sent: { url: string; headers: Record<string, string>; body: unknown }[] = [];
   const transport: FcmTransport = {
     async post(url, headers, body) {
@@ -46,7 +49,10 @@ function harness(answers: (FcmResponse | undefined)[], tokenAnswer: () => TokenE
   });
   const sa = makeServiceAccount({ tokenUri: "https://oauth.example.test/token", projectId: "my-proj" });
   const credentials = provider.prepareCredentials(
-    create(GetSendCredentialsResponseSchema, { fingerprint: "f", credentials: { case: "fcm", value: { serviceAccountJson: sa.json } } }),
+    create(GetSendCredentialsResponseSchema, {
+      fingerprint: "f",
+      credentials: { case: "fcm", value: { serviceAccountJson: sa.json } },
+    }),
   );
   const send = (dataJson = "", token = "device-token") => {
     const batch = create(DeliveryBatchSchema, {
@@ -59,7 +65,12 @@ function harness(answers: (FcmResponse | undefined)[], tokenAnswer: () => TokenE
       createdAt: timestampFromDate(new Date()),
     });
     const target = create(DeliveryTargetSchema, { deviceId: "d", pushToken: token, payloadIndex: 0 });
-    return provider.send(target, { batch, payload: batch.payloads[0]!, credentials, signal: new AbortController().signal });
+    return provider.send(target, {
+      batch,
+      payload: batch.payloads[0]!,
+      credentials,
+      signal: new AbortController().signal,
+    });
   };
   return { provider, sent, send, slept, acquired, tokenFetches: () => tokenFetches };
 }
@@ -67,7 +78,13 @@ function harness(answers: (FcmResponse | undefined)[], tokenAnswer: () => TokenE
 const quota = (retryAfter?: string): FcmResponse => ({
   status: 429,
   headers: retryAfter ? { "retry-after": retryAfter } : {},
-  body: JSON.stringify({ error: { code: 429, status: "RESOURCE_EXHAUSTED", details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "QUOTA_EXCEEDED" }] } }),
+  body: JSON.stringify({
+    error: {
+      code: 429,
+      status: "RESOURCE_EXHAUSTED",
+      details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "QUOTA_EXCEEDED" }],
+    },
+  }),
 });
 
 describe("FcmProvider", () => {
@@ -78,7 +95,14 @@ describe("FcmProvider", () => {
       {
         url: "https://fcm.example.test/base/v1/projects/my-proj/messages:send",
         headers: { authorization: "Bearer at", "content-type": "application/json; charset=utf-8" },
-        body: { message: { token: "device-token", notification: { title: "T", body: "B" }, data: { n: "1" }, android: { priority: "normal", ttl: "60s" } } },
+        body: {
+          message: {
+            token: "device-token",
+            notification: { title: "T", body: "B" },
+            data: { n: "1" },
+            android: { priority: "normal", ttl: "60s" },
+          },
+        },
       },
     ]);
     expect(h.acquired).toEqual(["app-1"]);
@@ -86,17 +110,28 @@ describe("FcmProvider", () => {
 
   it("fails without sending: reserved data keys, oversized payloads, missing tokens", async () => {
     const h = harness([]);
-    expect(await h.send(JSON.stringify({ "google.x": "1" }))).toEqual({ kind: "failed", reason: "ReservedDataKey: google.x" });
-    expect(await h.send(JSON.stringify({ big: "x".repeat(4096) }))).toEqual({ kind: "failed", reason: "PayloadTooLarge" });
+    expect(await h.send(JSON.stringify({ "google.x": "1" }))).toEqual({
+      kind: "failed",
+      reason: "ReservedDataKey: google.x",
+    });
+    expect(await h.send(JSON.stringify({ big: "x".repeat(4096) }))).toEqual({
+      kind: "failed",
+      reason: "PayloadTooLarge",
+    });
     expect(await h.send("", "")).toEqual({ kind: "failed", reason: "MissingDeviceToken" });
     expect(h.sent).toHaveLength(0);
     expect(h.acquired).toHaveLength(0);
   });
 
   it("fails every send with a readable reason when the token endpoint rejects the account", async () => {
-    const h = harness([], () => ({ status: 400, body: '{"error":"invalid_grant","error_description":"Invalid grant: account not found"}' }));
+    const h = harness([], () => ({
+      status: 400,
+      body: '{"error":"invalid_grant","error_description":"Invalid grant: account not found"}',
+    }));
     const results = await Promise.all([h.send(), h.send(), h.send()]);
-    expect(results).toEqual(Array(3).fill({ kind: "failed", reason: "OAuthRejected: invalid_grant: Invalid grant: account not found" }));
+    expect(results).toEqual(
+      Array(3).fill({ kind: "failed", reason: "OAuthRejected: invalid_grant: Invalid grant: account not found" }),
+    );
     expect(h.tokenFetches()).toBe(1);
     expect(h.sent).toHaveLength(0);
   });
@@ -126,12 +161,16 @@ describe("FcmProvider", () => {
         fcmUrl: "https://fcm.example.test",
         tokenUrlOverride: override,
         transport: { post: async () => ({ status: 200, headers: {}, body: "{}" }), close: async () => undefined },
-        tokens: new OAuthTokenSource(async () => ({ status: 200, body: "{\"access_token\":\"at\",\"expires_in\":3600}" })),
+        tokens: new OAuthTokenSource(async () => ({ status: 200, body: '{"access_token":"at","expires_in":3600}' })),
         ceiling: { acquire: async () => undefined },
         log,
       });
       const sa = makeServiceAccount({ tokenUri: "https://oauth2.example.test/token" });
-      return provider.prepareCredentials(create(GetSendCredentialsResponseSchema, { credentials: { case: "fcm", value: { serviceAccountJson: sa.json } } }));
+      return provider.prepareCredentials(
+        create(GetSendCredentialsResponseSchema, {
+          credentials: { case: "fcm", value: { serviceAccountJson: sa.json } },
+        }),
+      );
     };
     expect(creds().tokenUri).toBe("https://oauth2.example.test/token");
     expect(creds("https://127.0.0.1:4443/token").tokenUri).toBe("https://127.0.0.1:4443/token");
@@ -140,13 +179,19 @@ describe("FcmProvider", () => {
   it("refuses credentials that are not a usable service account", () => {
     const h = harness([]);
     const prepare = (json: string) =>
-      h.provider.prepareCredentials(create(GetSendCredentialsResponseSchema, { credentials: { case: "fcm", value: { serviceAccountJson: json } } }));
+      h.provider.prepareCredentials(
+        create(GetSendCredentialsResponseSchema, { credentials: { case: "fcm", value: { serviceAccountJson: json } } }),
+      );
     const sa = JSON.parse(makeServiceAccount().json) as Record<string, string>;
     expect(() => prepare("{not json")).toThrow(CredentialsError);
-    expect(() => prepare(JSON.stringify({ ...sa, token_uri: "http://oauth.example.test/token" }))).toThrow("token_uri must be https");
+    expect(() => prepare(JSON.stringify({ ...sa, token_uri: "http://oauth.example.test/token" }))).toThrow(
+      "token_uri must be https",
+    );
     expect(() => prepare(JSON.stringify({ ...sa, private_key: "nope" }))).toThrow("not a readable PEM key");
     expect(() => prepare(JSON.stringify({ ...sa, project_id: "" }))).toThrow("missing project_id");
-    expect(() => h.provider.prepareCredentials(create(GetSendCredentialsResponseSchema, {}))).toThrow("holds no service account");
+    expect(() => h.provider.prepareCredentials(create(GetSendCredentialsResponseSchema, {}))).toThrow(
+      "holds no service account",
+    );
     try {
       prepare(JSON.stringify({ ...sa, private_key: sa.private_key!.slice(0, 200) }));
     } catch (err) {

@@ -3,7 +3,15 @@ import type { DeliveryBatch, DeliveryTarget } from "@herald/proto/delivery";
 import type { Logger } from "@herald/runtime";
 import { abortableSleep, CredentialsError, type Provider, type SendContext, type SendResult } from "@herald/sender";
 import { classify, type FcmResponse } from "./fcm-errors.js";
-import { fcmData, fcmMessage, MAX_PAYLOAD_BYTES, payloadBytes, remainingTtlSeconds, sendBody, type DataResult } from "./fcm-message.js";
+import {
+  fcmData,
+  fcmMessage,
+  MAX_PAYLOAD_BYTES,
+  payloadBytes,
+  remainingTtlSeconds,
+  sendBody,
+  type DataResult,
+} from "./fcm-message.js";
 import { OAuthRejectedError, OAuthUnavailableError, type OAuthTokenSource } from "./oauth-token.js";
 import { parseServiceAccount, type ServiceAccount } from "./service-account.js";
 
@@ -31,10 +39,10 @@ export interface FcmProviderDeps {
 }
 
 /**
- * FCM HTTP v1 (PROVIDERS.md): one `messages:send` per device over pooled HTTP/2, with an
- * OAuth access token from the service account's token_uri. Before a message leaves it
- * waits for its app's share of the rate ceiling and for any slow-down FCM asked of the
- * project (QUOTA_EXCEEDED).
+ * FCM HTTP v1 (docs/providers.md §FCM requests and OAuth): one `messages:send` per
+ * device over pooled HTTP/2, with an OAuth access token from the service account's
+ * token_uri. Before a message leaves it waits for its app's share of the rate ceiling
+ * and for any slow-down FCM asked of the project (QUOTA_EXCEEDED).
  */
 export class FcmProvider implements Provider<FcmAccount> {
   readonly platform = "android" as const;
@@ -50,7 +58,8 @@ export class FcmProvider implements Provider<FcmAccount> {
   }
 
   prepareCredentials(response: GetSendCredentialsResponse): FcmAccount {
-    if (response.credentials.case !== "fcm") throw new CredentialsError("the android platform config holds no service account");
+    if (response.credentials.case !== "fcm")
+      throw new CredentialsError("the android platform config holds no service account");
     const parsed = parseServiceAccount(response.credentials.value.serviceAccountJson);
     const account = this.deps.tokenUrlOverride ? { ...parsed, tokenUri: this.deps.tokenUrlOverride } : parsed;
     const sendUrl = new URL(`${this.deps.fcmUrl}/v1/projects/${encodeURIComponent(account.projectId)}/messages:send`);
@@ -110,7 +119,10 @@ export class FcmProvider implements Provider<FcmAccount> {
     if (err instanceof OAuthRejectedError) {
       if (!this.logged.has(err)) {
         this.logged.add(err);
-        this.deps.log.warn({ clientEmail: account.clientEmail, error: err.error, description: err.description }, "token endpoint rejected the service account");
+        this.deps.log.warn(
+          { clientEmail: account.clientEmail, error: err.error, description: err.description },
+          "token endpoint rejected the service account",
+        );
       }
       return { kind: "failed", reason: `OAuthRejected: ${err.message}` };
     }

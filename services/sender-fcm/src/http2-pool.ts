@@ -100,7 +100,9 @@ export class Http2Pool {
         pooled.settled = true;
         resolve();
       });
-      session.once("close", () => reject(Object.assign(new Error("session closed before it was ready"), { code: "ERR_SESSION_CLOSED" })));
+      session.once("close", () =>
+        reject(Object.assign(new Error("session closed before it was ready"), { code: "ERR_SESSION_CLOSED" })),
+      );
       session.once("error", reject);
     });
     // Callers that wait on `ready` see the rejection; this keeps it from being "unhandled" when none do.
@@ -142,13 +144,15 @@ export class Http2Pool {
         if (size <= MAX_BODY_BYTES) chunks.push(c);
       });
       stream.on("end", () => {
-        if (status) resolve({ status, headers: flatten(responseHeaders), body: Buffer.concat(chunks).toString("utf8") });
+        if (status)
+          resolve({ status, headers: flatten(responseHeaders), body: Buffer.concat(chunks).toString("utf8") });
         else reject(Object.assign(new Error("stream ended without a response"), { code: "ERR_NO_RESPONSE" }));
       });
       stream.on("error", reject);
       // After 'end' or 'error' this is a no-op; otherwise the peer reset the stream.
       stream.on("close", () => {
-        if (status) resolve({ status, headers: flatten(responseHeaders), body: Buffer.concat(chunks).toString("utf8") });
+        if (status)
+          resolve({ status, headers: flatten(responseHeaders), body: Buffer.concat(chunks).toString("utf8") });
         else reject(Object.assign(new Error("stream closed"), { code: `ERR_STREAM_${stream.rstCode ?? "CLOSED"}` }));
       });
       stream.end(payload);

@@ -1,7 +1,13 @@
 import { createPublicKey, verify } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { makeServiceAccount } from "../../../test/support/credential-fixtures.js";
-import { FCM_SCOPE, OAuthRejectedError, OAuthTokenSource, OAuthUnavailableError, type TokenEndpointResponse } from "./oauth-token.js";
+import {
+  FCM_SCOPE,
+  OAuthRejectedError,
+  OAuthTokenSource,
+  OAuthUnavailableError,
+  type TokenEndpointResponse,
+} from "./oauth-token.js";
 import { parseServiceAccount } from "./service-account.js";
 
 const TOKEN_URI = "https://oauth.example.test/token";
@@ -42,7 +48,11 @@ describe("OAuthTokenSource", () => {
     expect(uri).toBe(TOKEN_URI);
     expect(form.get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
     const [h, c, s] = form.get("assertion")!.split(".");
-    expect(JSON.parse(Buffer.from(h!, "base64url").toString())).toEqual({ alg: "RS256", typ: "JWT", kid: account.privateKeyId });
+    expect(JSON.parse(Buffer.from(h!, "base64url").toString())).toEqual({
+      alg: "RS256",
+      typ: "JWT",
+      kid: account.privateKeyId,
+    });
     expect(JSON.parse(Buffer.from(c!, "base64url").toString())).toEqual({
       iss: account.clientEmail,
       scope: FCM_SCOPE,
@@ -50,7 +60,9 @@ describe("OAuthTokenSource", () => {
       iat: now / 1000,
       exp: now / 1000 + 3600,
     });
-    expect(verify("sha256", Buffer.from(`${h}.${c}`), createPublicKey(account.privateKey), Buffer.from(s!, "base64url"))).toBe(true);
+    expect(
+      verify("sha256", Buffer.from(`${h}.${c}`), createPublicKey(account.privateKey), Buffer.from(s!, "base64url")),
+    ).toBe(true);
   });
 
   it("caches the token and refreshes it five minutes before it expires", async () => {
@@ -94,11 +106,16 @@ describe("OAuthTokenSource", () => {
     const source = new OAuthTokenSource(ep.fn, { now: () => 0 });
     const other = parseServiceAccount(makeServiceAccount({ tokenUri: TOKEN_URI }).json);
     const rotated = { ...account, keyId: "rotated" };
-    expect(await Promise.all([source.accessToken(account), source.accessToken(other), source.accessToken(rotated)])).toEqual(["token-1", "token-2", "token-3"]);
+    expect(
+      await Promise.all([source.accessToken(account), source.accessToken(other), source.accessToken(rotated)]),
+    ).toEqual(["token-1", "token-2", "token-3"]);
   });
 
   it("remembers a rejection briefly, so a revoked account is asked once per batch", async () => {
-    const ep = endpoint(() => ({ status: 400, body: JSON.stringify({ error: "invalid_grant", error_description: "Invalid JWT Signature." }) }));
+    const ep = endpoint(() => ({
+      status: 400,
+      body: JSON.stringify({ error: "invalid_grant", error_description: "Invalid JWT Signature." }),
+    }));
     let now = 0;
     const source = new OAuthTokenSource(ep.fn, { now: () => now, rejectionTtlMs: 30_000 });
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => source.accessToken(account)));
@@ -125,7 +142,9 @@ describe("OAuthTokenSource", () => {
   it("keeps using a still-valid token when its refresh fails transiently", async () => {
     let status = 200;
     let now = 0;
-    const source = new OAuthTokenSource(async () => (status === 200 ? ok(1) : { status, body: "" }), { now: () => now });
+    const source = new OAuthTokenSource(async () => (status === 200 ? ok(1) : { status, body: "" }), {
+      now: () => now,
+    });
     await source.accessToken(account);
     status = 500;
     now = 56 * 60_000;

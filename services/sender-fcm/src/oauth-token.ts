@@ -122,7 +122,8 @@ export class OAuthTokenSource {
     const doc = parseJson(res.body);
     if (res.status === 200) {
       const value = doc?.access_token;
-      if (typeof value !== "string" || !value) throw new OAuthUnavailableError("token endpoint answered without an access_token");
+      if (typeof value !== "string" || !value)
+        throw new OAuthUnavailableError("token endpoint answered without an access_token");
       const lifetimeMs = (typeof doc?.expires_in === "number" && doc.expires_in > 0 ? doc.expires_in : 3600) * 1000;
       // A short-lived token is renewed halfway through rather than never cached.
       const refreshAfterMs = Math.max(lifetimeMs - this.refreshBeforeMs, lifetimeMs / 2);
@@ -141,7 +142,13 @@ export class OAuthTokenSource {
 export function assertion(account: ServiceAccount, nowMs: number): string {
   const iat = Math.floor(nowMs / 1000);
   const header = { alg: "RS256", typ: "JWT", ...(account.privateKeyId ? { kid: account.privateKeyId } : {}) };
-  const claims = { iss: account.clientEmail, scope: FCM_SCOPE, aud: account.tokenUri, iat, exp: iat + ASSERTION_LIFETIME_S };
+  const claims = {
+    iss: account.clientEmail,
+    scope: FCM_SCOPE,
+    aud: account.tokenUri,
+    iat,
+    exp: iat + ASSERTION_LIFETIME_S,
+  };
   const input = `${b64url(header)}.${b64url(claims)}`;
   return `${input}.${sign("sha256", Buffer.from(input), account.privateKey).toString("base64url")}`;
 }

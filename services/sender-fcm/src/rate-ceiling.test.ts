@@ -17,7 +17,11 @@ function fakeClock(start = 0) {
 
 const quietLog = () => {
   const lines: string[] = [];
-  return { lines, warn: (_o: unknown, m?: string) => void lines.push(`warn ${m}`), info: (m: unknown) => void lines.push(`info ${String(m)}`) };
+  return {
+    lines,
+    warn: (_o: unknown, m?: string) => void lines.push(`warn ${m}`),
+    info: (m: unknown) => void lines.push(`info ${String(m)}`),
+  };
 };
 
 /** Wraps a store to count calls and optionally fail them. */
@@ -52,7 +56,14 @@ describe("RateCeiling", () => {
   it("never lets more than the window's budget through and waits for the next window", async () => {
     const clock = fakeClock(5_000);
     const store = counting(new LocalBudgetStore(clock.read));
-    const ceiling = new RateCeiling({ perMinute: 60_000, windowMs: 1_000, store, log: quietLog(), now: clock.read, sleep: clock.sleep });
+    const ceiling = new RateCeiling({
+      perMinute: 60_000,
+      windowMs: 1_000,
+      store,
+      log: quietLog(),
+      now: clock.read,
+      sleep: clock.sleep,
+    });
     const perWindow = new Map<number, number>();
     for (let i = 0; i < 2_500; i++) {
       await ceiling.acquire("app", signal);
@@ -68,7 +79,15 @@ describe("RateCeiling", () => {
   it("shares one budget between replicas", async () => {
     const clock = fakeClock(0);
     const shared = new LocalBudgetStore(clock.read);
-    const make = () => new RateCeiling({ perMinute: 600, windowMs: 1_000, store: shared, log: quietLog(), now: clock.read, sleep: clock.sleep });
+    const make = () =>
+      new RateCeiling({
+        perMinute: 600,
+        windowMs: 1_000,
+        store: shared,
+        log: quietLog(),
+        now: clock.read,
+        sleep: clock.sleep,
+      });
     const [a, b] = [make(), make()];
     const windows: number[] = [];
     for (let i = 0; i < 25; i++) {
@@ -82,7 +101,14 @@ describe("RateCeiling", () => {
 
   it("keeps apps apart", async () => {
     const clock = fakeClock(0);
-    const ceiling = new RateCeiling({ perMinute: 600, windowMs: 1_000, store: new LocalBudgetStore(clock.read), log: quietLog(), now: clock.read, sleep: clock.sleep });
+    const ceiling = new RateCeiling({
+      perMinute: 600,
+      windowMs: 1_000,
+      store: new LocalBudgetStore(clock.read),
+      log: quietLog(),
+      now: clock.read,
+      sleep: clock.sleep,
+    });
     for (let i = 0; i < 10; i++) await ceiling.acquire("a", signal);
     for (let i = 0; i < 10; i++) await ceiling.acquire("b", signal);
     expect(clock.now).toBe(0);
@@ -91,7 +117,14 @@ describe("RateCeiling", () => {
   it("does not carry reserved sends into the next window", async () => {
     const clock = fakeClock(0);
     const store = counting(new LocalBudgetStore(clock.read));
-    const ceiling = new RateCeiling({ perMinute: 60_000, windowMs: 1_000, store, log: quietLog(), now: clock.read, sleep: clock.sleep });
+    const ceiling = new RateCeiling({
+      perMinute: 60_000,
+      windowMs: 1_000,
+      store,
+      log: quietLog(),
+      now: clock.read,
+      sleep: clock.sleep,
+    });
     await ceiling.acquire("app", signal); // reserves 50 in window 0
     clock.now = 1_000;
     await ceiling.acquire("app", signal);
@@ -102,7 +135,15 @@ describe("RateCeiling", () => {
     const clock = fakeClock(0);
     const store = counting(new LocalBudgetStore(clock.read));
     const log = quietLog();
-    const ceiling = new RateCeiling({ perMinute: 600, windowMs: 1_000, store, log, fallbackMs: 5_000, now: clock.read, sleep: clock.sleep });
+    const ceiling = new RateCeiling({
+      perMinute: 600,
+      windowMs: 1_000,
+      store,
+      log,
+      fallbackMs: 5_000,
+      now: clock.read,
+      sleep: clock.sleep,
+    });
     store.failing = true;
     for (let i = 0; i < 30; i++) await ceiling.acquire("app", signal);
     // Still at most the budget per window, counted locally; the store asked once per fallback period.
@@ -111,7 +152,9 @@ describe("RateCeiling", () => {
     clock.now = 5_000;
     for (let i = 0; i < 10; i++) await ceiling.acquire("app", signal);
     expect(store.calls).toBe(2);
-    expect(log.lines).toEqual(["warn rate ceiling store unavailable; enforcing the ceiling per replica until it answers"]);
+    expect(log.lines).toEqual([
+      "warn rate ceiling store unavailable; enforcing the ceiling per replica until it answers",
+    ]);
     store.failing = false;
     clock.now = 10_000;
     await ceiling.acquire("app", signal);
@@ -120,7 +163,13 @@ describe("RateCeiling", () => {
 
   it("stops waiting when the batch is aborted", async () => {
     const clock = fakeClock(0);
-    const ceiling = new RateCeiling({ perMinute: 60, windowMs: 1_000, store: new LocalBudgetStore(clock.read), log: quietLog(), now: clock.read });
+    const ceiling = new RateCeiling({
+      perMinute: 60,
+      windowMs: 1_000,
+      store: new LocalBudgetStore(clock.read),
+      log: quietLog(),
+      now: clock.read,
+    });
     await ceiling.acquire("app", signal);
     const abort = new AbortController();
     const waiting = ceiling.acquire("app", abort.signal);

@@ -52,7 +52,8 @@ interface AppBudget {
 }
 
 /** Sends per window: the per-minute ceiling scaled to the window, at least one. */
-export const windowLimit = (perMinute: number, windowMs: number): number => Math.max(1, Math.floor((perMinute * windowMs) / 60_000));
+export const windowLimit = (perMinute: number, windowMs: number): number =>
+  Math.max(1, Math.floor((perMinute * windowMs) / 60_000));
 
 /**
  * Sends reserved per store call: a twentieth of the window's budget, between 1 and 100.
@@ -138,7 +139,10 @@ export class RateCeiling {
         return r;
       } catch (err) {
         if (this.degradedUntil === 0) {
-          this.opts.log.warn({ err: (err as Error).message }, "rate ceiling store unavailable; enforcing the ceiling per replica until it answers");
+          this.opts.log.warn(
+            { err: (err as Error).message },
+            "rate ceiling store unavailable; enforcing the ceiling per replica until it answers",
+          );
         }
         this.degradedUntil = this.now() + (this.opts.fallbackMs ?? 5_000);
       }

@@ -1,5 +1,5 @@
 import https from "node:https";
-import type { Logger } from "@herald/runtime";
+import { redisReady, type Logger } from "@herald/runtime";
 import { startSender, type RunningSender } from "@herald/sender";
 import { Redis } from "ioredis";
 import type { Config } from "./config.js";
@@ -44,7 +44,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Runn
   };
   let sender: RunningSender;
   try {
-    sender = await startSender(config, provider, deps);
+    sender = await startSender(config, provider, { ...deps, ready: redisReady(redis) });
   } catch (err) {
     await provider.close();
     release();

@@ -48,7 +48,8 @@ export function parseServiceAccount(json: string): ServiceAccount {
   } catch {
     throw new CredentialsError("the service account private_key is not a readable PEM key");
   }
-  if (privateKey.asymmetricKeyType !== "rsa") throw new CredentialsError("the service account private_key is not an RSA key");
+  if (privateKey.asymmetricKeyType !== "rsa")
+    throw new CredentialsError("the service account private_key is not an RSA key");
 
   return {
     projectId: text("project_id"),

@@ -12,7 +12,8 @@ export function httpsTokenEndpoint(agent: https.Agent, timeoutMs = 10_000): Toke
   return (tokenUri, form) =>
     new Promise((resolve, reject) => {
       const url = new URL(tokenUri);
-      if (url.protocol !== "https:") return reject(Object.assign(new Error("token_uri must be https"), { code: "ERR_NOT_HTTPS" }));
+      if (url.protocol !== "https:")
+        return reject(Object.assign(new Error("token_uri must be https"), { code: "ERR_NOT_HTTPS" }));
       const req = https.request(url, {
         method: "POST",
         agent,

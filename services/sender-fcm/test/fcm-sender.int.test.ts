@@ -23,7 +23,11 @@ describe("fcm sender", () => {
       const campaignId = randomUUID();
       const dataJson = JSON.stringify({ action_url: "https://example.com/a", count: 3, flag: true, extra: { a: [1] } });
       for (let b = 0; b < 4; b++) {
-        await bed.publishBatch(app, targets.slice(b * 250, (b + 1) * 250), { campaignId, seq: BigInt(b + 1), dataJson });
+        await bed.publishBatch(app, targets.slice(b * 250, (b + 1) * 250), {
+          campaignId,
+          seq: BigInt(b + 1),
+          dataJson,
+        });
       }
       const got = await bed.outcomes(campaignId, 1_000);
       expect(got).toHaveLength(1_000);
@@ -40,7 +44,11 @@ describe("fcm sender", () => {
         const ttl = (message.android as { ttl: string }).ttl;
         expect(message).toEqual({
           token: t.token,
-          notification: { title: english ? "Hello" : "Hallo", body: english ? "How are you?" : "Wie geht's?", image: "https://example.com/i.png" },
+          notification: {
+            title: english ? "Hello" : "Hallo",
+            body: english ? "How are you?" : "Wie geht's?",
+            image: "https://example.com/i.png",
+          },
           data: { action_url: "https://example.com/a", count: "3", flag: "true", extra: '{"a":[1]}' },
           android: { priority: "high", ttl, collapse_key: "news" },
         });
@@ -88,7 +96,9 @@ describe("fcm sender", () => {
 
       await bed.admin.setFaults("fcm", { throttle_rate: 1, retry_after_s: 0 });
       got = await bed.outcomes(await bed.publishBatch(app, targets), 10);
-      expect(got.map((o) => [OutcomeKind[o.kind], o.reason, o.attempts])).toEqual(Array(10).fill(["THROTTLED", "QUOTA_EXCEEDED", 4]));
+      expect(got.map((o) => [OutcomeKind[o.kind], o.reason, o.attempts])).toEqual(
+        Array(10).fill(["THROTTLED", "QUOTA_EXCEEDED", 4]),
+      );
     } finally {
       await bed.admin.clearFaults("fcm");
       await sender.close();
@@ -141,9 +151,17 @@ describe("fcm sender", () => {
     const sender = await start(bed.senderConfig(), { log });
     try {
       const targets = await bed.targets(app, 2);
-      const reserved = await bed.outcomes(await bed.publishBatch(app, targets, { dataJson: JSON.stringify({ "google.c.a": "x" }) }), 2);
-      expect(reserved.map((o) => [OutcomeKind[o.kind], o.reason])).toEqual(Array(2).fill(["FAILED", "ReservedDataKey: google.c.a"]));
-      const big = await bed.outcomes(await bed.publishBatch(app, targets, { dataJson: JSON.stringify({ x: "y".repeat(4096) }) }), 2);
+      const reserved = await bed.outcomes(
+        await bed.publishBatch(app, targets, { dataJson: JSON.stringify({ "google.c.a": "x" }) }),
+        2,
+      );
+      expect(reserved.map((o) => [OutcomeKind[o.kind], o.reason])).toEqual(
+        Array(2).fill(["FAILED", "ReservedDataKey: google.c.a"]),
+      );
+      const big = await bed.outcomes(
+        await bed.publishBatch(app, targets, { dataJson: JSON.stringify({ x: "y".repeat(4096) }) }),
+        2,
+      );
       expect(big.map((o) => [OutcomeKind[o.kind], o.reason])).toEqual(Array(2).fill(["FAILED", "PayloadTooLarge"]));
       const counts = await bed.admin.deliveryCount("fcm");
       expect(targets.every((t) => counts.by_target[t.token] === undefined)).toBe(true);
@@ -172,7 +190,8 @@ describe("fcm sender", () => {
       const t0 = Date.now();
       let got: Outcomes;
       try {
-        for (let b = 0; b < 6; b++) await bed.publishBatch(app, targets.slice(b * 10, (b + 1) * 10), { campaignId, seq: BigInt(b + 1) });
+        for (let b = 0; b < 6; b++)
+          await bed.publishBatch(app, targets.slice(b * 10, (b + 1) * 10), { campaignId, seq: BigInt(b + 1) });
         got = await bed.outcomes(campaignId, 60, 60_000);
       } finally {
         clearInterval(sampling);

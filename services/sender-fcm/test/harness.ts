@@ -6,7 +6,13 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Redis } from "ioredis";
 import { inject } from "vitest";
 import { Platform } from "@herald/proto/common";
-import { DeliveryBatchSchema, DeviceInvalidatedSchema, OutcomeBatchSchema, type DeviceInvalidated, type OutcomeBatch } from "@herald/proto/delivery";
+import {
+  DeliveryBatchSchema,
+  DeviceInvalidatedSchema,
+  OutcomeBatchSchema,
+  type DeviceInvalidated,
+  type OutcomeBatch,
+} from "@herald/proto/delivery";
 import { createLogger, readEnv, streamNames, type StreamNames } from "@herald/runtime";
 import { SimAdminClient } from "@herald/provider-sim/admin-client";
 import { configSpec as simConfigSpec } from "@herald/provider-sim/config";
@@ -57,7 +63,10 @@ export class FcmTestBed {
 
   async setUp(): Promise<void> {
     const infra = inject("infra");
-    this.sim = await startSim(readEnv(simConfigSpec, { PORT: "0", ADMIN_PORT: "0", LOG_LEVEL: "silent", SIM_SEED: "7" }), { log });
+    this.sim = await startSim(
+      readEnv(simConfigSpec, { PORT: "0", ADMIN_PORT: "0", LOG_LEVEL: "silent", SIM_SEED: "7" }),
+      { log },
+    );
     this.admin = new SimAdminClient(`http://127.0.0.1:${this.sim.adminPort}`);
     this.credCfg = credentialConfig({ logLevel: "silent" });
     this.credential = await startCredential(this.credCfg);
@@ -83,7 +92,8 @@ export class FcmTestBed {
     const c = await connect({ servers: inject("infra").natsUrl });
     const jsm = await jetstreamManager(c);
     const n = this.names;
-    for (const s of [n.deliveryStream, n.outcomesStream, n.eventsStream]) await jsm.streams.delete(s).catch(() => undefined);
+    for (const s of [n.deliveryStream, n.outcomesStream, n.eventsStream])
+      await jsm.streams.delete(s).catch(() => undefined);
     await c.close();
   }
 
@@ -110,7 +120,12 @@ export class FcmTestBed {
     const projectId = `herald-${randomBytes(4).toString("hex")}`;
     const sa = makeServiceAccount({ tokenUri: `${this.sim.publicUrl}/token`, projectId });
     const { private_key_id } = JSON.parse(sa.json) as { private_key_id: string };
-    await this.admin.registerFcmServiceAccount({ project_id: projectId, client_email: sa.clientEmail, private_key: sa.privateKeyPem, private_key_id });
+    await this.admin.registerFcmServiceAccount({
+      project_id: projectId,
+      client_email: sa.clientEmail,
+      private_key: sa.privateKeyPem,
+      private_key_id,
+    });
     const app = await this.credential.client.createApp({
       orgId: this.orgId,
       name: projectId,
@@ -118,7 +133,10 @@ export class FcmTestBed {
       bundleId: `com.example.${projectId.replace(/-/g, "")}`,
     });
     const appId = app.app!.id;
-    await this.credential.client.putPlatformConfig({ appId, credentials: { case: "fcm", value: { serviceAccountJson: sa.json } } });
+    await this.credential.client.putPlatformConfig({
+      appId,
+      credentials: { case: "fcm", value: { serviceAccountJson: sa.json } },
+    });
     return { appId, projectId, clientEmail: sa.clientEmail };
   }
 
@@ -133,14 +151,21 @@ export class FcmTestBed {
   }
 
   /** Publishes one delivery batch (German and English payloads alternating); returns the campaign id. */
-  async publishBatch(app: TestApp, targets: Target[], extra: { dataJson?: string; seq?: bigint; campaignId?: string } = {}): Promise<string> {
+  async publishBatch(
+    app: TestApp,
+    targets: Target[],
+    extra: { dataJson?: string; seq?: bigint; campaignId?: string } = {},
+  ): Promise<string> {
     const campaignId = extra.campaignId ?? randomUUID();
     const batch = create(DeliveryBatchSchema, {
       campaignId,
       appId: app.appId,
       platform: Platform.ANDROID,
       sequence: extra.seq ?? 1n,
-      payloads: [{ index: 0, title: "Hallo", body: "Wie geht's?" }, { index: 1, title: "Hello", body: "How are you?" }],
+      payloads: [
+        { index: 0, title: "Hallo", body: "Wie geht's?" },
+        { index: 1, title: "Hello", body: "How are you?" },
+      ],
       targets: targets.map((t, i) => ({ deviceId: t.id, pushToken: t.token, payloadIndex: i % 2 })),
       dataJson: extra.dataJson ?? JSON.stringify({ action_url: "https://example.com/a" }),
       ttlSeconds: 3600,
@@ -149,30 +174,50 @@ export class FcmTestBed {
       imageUrl: "https://example.com/i.png",
       createdAt: timestampFromDate(new Date()),
     });
-    await jetstream(this.nc).publish(this.names.delivery("android"), toBinary(DeliveryBatchSchema, batch), { msgID: `${campaignId}.${batch.sequence}` });
+    await jetstream(this.nc).publish(this.names.delivery("android"), toBinary(DeliveryBatchSchema, batch), {
+      msgID: `${campaignId}.${batch.sequence}`,
+    });
     return campaignId;
   }
 
   /** Reads every OutcomeBatch of a campaign until `expected` outcomes arrived. */
   async outcomes(campaignId: string, expected: number, timeoutMs = 30_000): Promise<Outcomes> {
     const all: Outcomes = [];
-    await this.drain(this.names.outcomesStream, this.names.outcome(campaignId), () => all.length >= expected, timeoutMs, (data) => {
-      all.push(...fromBinary(OutcomeBatchSchema, data).outcomes);
-    });
+    await this.drain(
+      this.names.outcomesStream,
+      this.names.outcome(campaignId),
+      () => all.length >= expected,
+      timeoutMs,
+      (data) => {
+        all.push(...fromBinary(OutcomeBatchSchema, data).outcomes);
+      },
+    );
     return all;
   }
 
   /** The device.invalidated events published so far for the app. */
   async invalidations(appId: string): Promise<DeviceInvalidated[]> {
     const found: DeviceInvalidated[] = [];
-    await this.drain(this.names.eventsStream, this.names.deviceInvalidated, () => false, 1_000, (data) => {
-      const ev = fromBinary(DeviceInvalidatedSchema, data);
-      if (ev.appId === appId) found.push(ev);
-    });
+    await this.drain(
+      this.names.eventsStream,
+      this.names.deviceInvalidated,
+      () => false,
+      1_000,
+      (data) => {
+        const ev = fromBinary(DeviceInvalidatedSchema, data);
+        if (ev.appId === appId) found.push(ev);
+      },
+    );
     return found;
   }
 
-  private async drain(stream: string, subject: string, done: () => boolean, timeoutMs: number, onMessage: (data: Uint8Array) => void) {
+  private async drain(
+    stream: string,
+    subject: string,
+    done: () => boolean,
+    timeoutMs: number,
+    onMessage: (data: Uint8Array) => void,
+  ) {
     const jsm = await jetstreamManager(this.nc);
     const durable = `t${randomBytes(4).toString("hex")}`;
     await jsm.consumers.add(stream, { durable_name: durable, filter_subject: subject, ack_policy: AckPolicy.Explicit });

@@ -3,7 +3,7 @@ import ece from "http_ece";
 import { describe, expect, it } from "vitest";
 import { encrypt, MAX_PLAINTEXT, PayloadTooLargeError } from "./ece.js";
 
-// http_ece is the reference implementation the receiving side uses (PROVIDERS.md).
+// http_ece is the reference implementation the receiving side uses (docs/providers.md §Web Push libraries).
 function subscriber() {
   const ecdh = createECDH("prime256v1");
   ecdh.generateKeys();
@@ -31,7 +31,9 @@ describe("RFC 8291 encryption", () => {
     const s = subscriber();
     const max = encrypt(Buffer.alloc(MAX_PLAINTEXT, 0x61), s);
     expect(max.length).toBe(4096);
-    expect(ece.decrypt(max, { version: "aes128gcm", privateKey: s.ecdh, authSecret: s.authSecret }).length).toBe(MAX_PLAINTEXT);
+    expect(ece.decrypt(max, { version: "aes128gcm", privateKey: s.ecdh, authSecret: s.authSecret }).length).toBe(
+      MAX_PLAINTEXT,
+    );
     expect(() => encrypt(Buffer.alloc(MAX_PLAINTEXT + 1), s)).toThrow(PayloadTooLargeError);
   });
 });

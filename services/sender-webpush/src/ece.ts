@@ -43,7 +43,12 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
 
   const cipher = createCipheriv("aes-128-gcm", cek, nonce);
   // 0x02 marks the last (and only) record; no further padding.
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.update(Buffer.of(2)), cipher.final(), cipher.getAuthTag()]);
+  const ciphertext = Buffer.concat([
+    cipher.update(plaintext),
+    cipher.update(Buffer.of(2)),
+    cipher.final(),
+    cipher.getAuthTag(),
+  ]);
 
   const header = Buffer.alloc(HEADER_LENGTH);
   salt.copy(header, 0);

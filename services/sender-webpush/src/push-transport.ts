@@ -30,12 +30,15 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       const list = addresses as dns.LookupAddress[];
       const refused = allowPrivate ? undefined : list.find((a) => classifyAddress(a.address) !== "public");
       if (refused) {
-        const e = Object.assign(new Error(`${hostname} resolves to a ${classifyAddress(refused.address)} address`), { code: "ESSRF" });
+        const e = Object.assign(new Error(`${hostname} resolves to a ${classifyAddress(refused.address)} address`), {
+          code: "ESSRF",
+        });
         return callback(e, "", 0);
       }
       if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       const first = list[0];
-      if (!first) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: "ENOTFOUND" }), "", 0);
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: "ENOTFOUND" }), "", 0);
       callback(null, first.address, first.family);
     });
   };
@@ -117,7 +120,12 @@ export class PushTransport {
     return pooled;
   }
 
-  private async postH2(url: URL, headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<PushResponse> {
+  private async postH2(
+    url: URL,
+    headers: Record<string, string>,
+    body: Buffer,
+    signal?: AbortSignal,
+  ): Promise<PushResponse> {
     const pooled = await this.session(url.origin);
     pooled.active++;
     try {
@@ -135,11 +143,14 @@ export class PushTransport {
         });
         stream.on("data", () => undefined);
         stream.on("end", () =>
-          status ? resolve({ status, headers: flatten(responseHeaders) }) : reject(Object.assign(new Error("stream ended without a response"), { code: "ERR_NO_RESPONSE" })),
+          status
+            ? resolve({ status, headers: flatten(responseHeaders) })
+            : reject(Object.assign(new Error("stream ended without a response"), { code: "ERR_NO_RESPONSE" })),
         );
         stream.on("error", reject);
         stream.on("close", () => {
-          if (!status) reject(Object.assign(new Error("stream closed"), { code: `ERR_STREAM_${stream.rstCode ?? "CLOSED"}` }));
+          if (!status)
+            reject(Object.assign(new Error("stream closed"), { code: `ERR_STREAM_${stream.rstCode ?? "CLOSED"}` }));
         });
         stream.end(body);
       });

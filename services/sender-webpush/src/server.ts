@@ -8,8 +8,15 @@ import { WebPushProvider } from "./webpush-provider.js";
 export function start(config: Config, deps: { log: Logger }): Promise<RunningSender> {
   const policy = {
     allowPrivate: config.allowPrivate,
-    allowedHosts: config.allowedHosts.split(",").map((h) => h.trim()).filter(Boolean),
+    allowedHosts: config.allowedHosts
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean),
   };
-  const provider = new WebPushProvider(new PushTransport({ allowPrivate: config.allowPrivate }), new VapidSigner(), policy);
+  const provider = new WebPushProvider(
+    new PushTransport({ allowPrivate: config.allowPrivate }),
+    new VapidSigner(),
+    policy,
+  );
   return startSender(config, provider, deps);
 }

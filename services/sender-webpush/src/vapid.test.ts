@@ -6,7 +6,11 @@ import { publicKeyObject, VapidSigner, type VapidKeys } from "./vapid.js";
 function keys(): VapidKeys {
   const ecdh = createECDH("prime256v1");
   ecdh.generateKeys();
-  return { publicKey: ecdh.getPublicKey().toString("base64url"), privateKey: ecdh.getPrivateKey().toString("base64url"), subject: "mailto:ops@example.com" };
+  return {
+    publicKey: ecdh.getPublicKey().toString("base64url"),
+    privateKey: ecdh.getPrivateKey().toString("base64url"),
+    subject: "mailto:ops@example.com",
+  };
 }
 
 const parse = (header: string) => /^vapid t=([^,]+), k=(.+)$/.exec(header)!;
@@ -18,7 +22,9 @@ describe("VAPID signer", () => {
     const [, jwt, pub] = parse(header);
     expect(pub).toBe(k.publicKey);
     expect(decodeProtectedHeader(jwt!)).toMatchObject({ alg: "ES256", typ: "JWT" });
-    const { payload } = await jwtVerify(jwt!, publicKeyObject(k.publicKey), { audience: "https://push.example.net:8443" });
+    const { payload } = await jwtVerify(jwt!, publicKeyObject(k.publicKey), {
+      audience: "https://push.example.net:8443",
+    });
     expect(payload.sub).toBe(k.subject);
     expect(payload.exp! - Date.now() / 1000).toBeLessThanOrEqual(24 * 3600);
   });
@@ -41,7 +47,9 @@ describe("VAPID signer", () => {
   it("signs once for concurrent requests", async () => {
     const signer = new VapidSigner();
     const k = keys();
-    const headers = await Promise.all(Array.from({ length: 50 }, (_, i) => signer.authorization(`https://c.example/${i}`, k)));
+    const headers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => signer.authorization(`https://c.example/${i}`, k)),
+    );
     expect(new Set(headers).size).toBe(1);
   });
 });

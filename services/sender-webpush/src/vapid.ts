@@ -39,7 +39,12 @@ export function privateKeyObject(keys: VapidKeys): KeyObject {
 export function publicKeyObject(publicKey: string): KeyObject {
   const point = Buffer.from(publicKey, "base64url");
   return createPublicKey({
-    key: { kty: "EC", crv: "P-256", x: point.subarray(1, 33).toString("base64url"), y: point.subarray(33, 65).toString("base64url") },
+    key: {
+      kty: "EC",
+      crv: "P-256",
+      x: point.subarray(1, 33).toString("base64url"),
+      y: point.subarray(33, 65).toString("base64url"),
+    },
     format: "jwk",
   });
 }
@@ -63,11 +68,13 @@ export class VapidSigner {
     // Concurrent sends to one origin share a single signature.
     const inflight = this.pending.get(cacheKey);
     if (inflight) return inflight;
-    const signing = this.sign(audience, keys, nowS).then((header) => {
-      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(cacheKey, { header, expiresAt: nowS + LIFETIME_S });
-      return header;
-    }).finally(() => this.pending.delete(cacheKey));
+    const signing = this.sign(audience, keys, nowS)
+      .then((header) => {
+        if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+        this.cache.set(cacheKey, { header, expiresAt: nowS + LIFETIME_S });
+        return header;
+      })
+      .finally(() => this.pending.delete(cacheKey));
     this.pending.set(cacheKey, signing);
     return signing;
   }

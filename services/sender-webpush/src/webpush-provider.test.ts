@@ -8,7 +8,12 @@ describe("classify", () => {
     expect(classify(res(201))).toEqual({ kind: "delivered" });
     expect(classify(res(410))).toMatchObject({ kind: "bounced", reason: "Gone" });
     expect(classify(res(404))).toMatchObject({ kind: "bounced", reason: "NotFound" });
-    expect(classify(res(429, { "retry-after": "7" }))).toEqual({ kind: "retry", reason: "TooManyRequests", throttled: true, retryAfterMs: 7000 });
+    expect(classify(res(429, { "retry-after": "7" }))).toEqual({
+      kind: "retry",
+      reason: "TooManyRequests",
+      throttled: true,
+      retryAfterMs: 7000,
+    });
     expect(classify(res(503))).toMatchObject({ kind: "retry", reason: "ServerError:503" });
     expect(classify(res(413))).toEqual({ kind: "failed", reason: "PayloadTooLarge" });
     expect(classify(res(403))).toEqual({ kind: "failed", reason: "VapidRejected:403" });

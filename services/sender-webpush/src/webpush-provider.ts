@@ -28,7 +28,8 @@ export class WebPushProvider implements Provider<VapidKeys> {
   ) {}
 
   prepareCredentials(response: GetSendCredentialsResponse): VapidKeys {
-    if (response.credentials.case !== "vapid") throw new CredentialsError("the web platform config holds no VAPID keys");
+    if (response.credentials.case !== "vapid")
+      throw new CredentialsError("the web platform config holds no VAPID keys");
     const { publicKey, privateKey, subject } = response.credentials.value;
     if (Buffer.from(publicKey, "base64url").length !== 65 || Buffer.from(privateKey, "base64url").length !== 32) {
       throw new CredentialsError("VAPID keys have the wrong length");
@@ -43,7 +44,14 @@ export class WebPushProvider implements Provider<VapidKeys> {
     if (!allowed.ok) return { kind: "failed", reason: `EndpointRefused: ${allowed.reason}` };
 
     const { batch, payload } = ctx;
-    const plaintext = Buffer.from(JSON.stringify({ title: payload.title, body: payload.body, data: this.data(batch), ...(batch.imageUrl ? { image: batch.imageUrl } : {}) }));
+    const plaintext = Buffer.from(
+      JSON.stringify({
+        title: payload.title,
+        body: payload.body,
+        data: this.data(batch),
+        ...(batch.imageUrl ? { image: batch.imageUrl } : {}),
+      }),
+    );
     let body: Buffer;
     try {
       body = encrypt(plaintext, { publicKey: sub.p256dh, authSecret: sub.auth });
@@ -63,7 +71,8 @@ export class WebPushProvider implements Provider<VapidKeys> {
     try {
       res = await this.transport.post(sub.endpoint, headers, body, ctx.signal);
     } catch (err) {
-      if ((err as { code?: string }).code === "ESSRF") return { kind: "failed", reason: `EndpointRefused: ${(err as Error).message}` };
+      if ((err as { code?: string }).code === "ESSRF")
+        return { kind: "failed", reason: `EndpointRefused: ${(err as Error).message}` };
       throw err;
     }
     return classify(res);
@@ -84,13 +93,20 @@ export class WebPushProvider implements Provider<VapidKeys> {
   }
 }
 
-/** Maps a push service's answer (RFC 8030 §5, PROVIDERS.md) to an outcome. */
+/** Maps a push service's answer (RFC 8030 §5, docs/providers.md §Web Push responses) to an outcome. */
 export function classify(res: PushResponse): SendResult {
   const s = res.status;
   if (s >= 200 && s < 300) return { kind: "delivered" };
   if (s === 404 || s === 410) return { kind: "bounced", reason: s === 410 ? "Gone" : "NotFound" };
-  if (s === 429) return { kind: "retry", reason: "TooManyRequests", throttled: true, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
-  if (s >= 500) return { kind: "retry", reason: `ServerError:${s}`, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
+  if (s === 429)
+    return {
+      kind: "retry",
+      reason: "TooManyRequests",
+      throttled: true,
+      retryAfterMs: parseRetryAfter(res.headers["retry-after"]),
+    };
+  if (s >= 500)
+    return { kind: "retry", reason: `ServerError:${s}`, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
   if (s === 413) return { kind: "failed", reason: "PayloadTooLarge" };
   if (s === 401 || s === 403) return { kind: "failed", reason: `VapidRejected:${s}` };
   return { kind: "failed", reason: `Rejected:${s}` };
@@ -105,7 +121,8 @@ export function topicFor(collapseId: string): string {
 function parseSubscription(token: string): Subscription | undefined {
   try {
     const raw = JSON.parse(token) as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } };
-    if (typeof raw.endpoint !== "string" || typeof raw.keys?.p256dh !== "string" || typeof raw.keys.auth !== "string") return undefined;
+    if (typeof raw.endpoint !== "string" || typeof raw.keys?.p256dh !== "string" || typeof raw.keys.auth !== "string")
+      return undefined;
     const p256dh = Buffer.from(raw.keys.p256dh, "base64url");
     const auth = Buffer.from(raw.keys.auth, "base64url");
     if (p256dh.length !== 65 || auth.length !== 16) return undefined;

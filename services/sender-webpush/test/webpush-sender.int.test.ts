@@ -61,14 +61,20 @@ async function subscriptions(n: number) {
   return admin.createWebPushSubscriptions(vapidPublicKey, n);
 }
 
-async function publishBatch(targets: { id: string; token: string }[], extra: { dataJson?: string; seq?: bigint; campaignId?: string } = {}) {
+async function publishBatch(
+  targets: { id: string; token: string }[],
+  extra: { dataJson?: string; seq?: bigint; campaignId?: string } = {},
+) {
   const campaignId = extra.campaignId ?? randomUUID();
   const batch = create(DeliveryBatchSchema, {
     campaignId,
     appId,
     platform: Platform.WEB,
     sequence: extra.seq ?? 1n,
-    payloads: [{ index: 0, title: "Hallo", body: "Wie geht's?" }, { index: 1, title: "Hello", body: "How are you?" }],
+    payloads: [
+      { index: 0, title: "Hallo", body: "Wie geht's?" },
+      { index: 1, title: "Hello", body: "How are you?" },
+    ],
     targets: targets.map((t, i) => ({ deviceId: t.id, pushToken: t.token, payloadIndex: i % 2 })),
     dataJson: extra.dataJson ?? JSON.stringify({ action_url: "https://example.com/a" }),
     ttlSeconds: 3600,
@@ -76,7 +82,9 @@ async function publishBatch(targets: { id: string; token: string }[], extra: { d
     collapseId: "news",
     createdAt: timestampFromDate(new Date()),
   });
-  await jetstream(nc).publish(names.delivery("web"), toBinary(DeliveryBatchSchema, batch), { msgID: `${campaignId}.${batch.sequence}` });
+  await jetstream(nc).publish(names.delivery("web"), toBinary(DeliveryBatchSchema, batch), {
+    msgID: `${campaignId}.${batch.sequence}`,
+  });
   return campaignId;
 }
 
@@ -84,7 +92,11 @@ async function publishBatch(targets: { id: string; token: string }[], extra: { d
 async function outcomes(campaignId: string, expected: number, timeoutMs = 30_000): Promise<OutcomeBatch["outcomes"]> {
   const jsm = await jetstreamManager(nc);
   const durable = `t${randomBytes(4).toString("hex")}`;
-  await jsm.consumers.add(names.outcomesStream, { durable_name: durable, filter_subject: names.outcome(campaignId), ack_policy: AckPolicy.Explicit });
+  await jsm.consumers.add(names.outcomesStream, {
+    durable_name: durable,
+    filter_subject: names.outcome(campaignId),
+    ack_policy: AckPolicy.Explicit,
+  });
   const consumer = await jetstream(nc).consumers.get(names.outcomesStream, durable);
   const all: OutcomeBatch["outcomes"] = [];
   const deadline = Date.now() + timeoutMs;
@@ -101,16 +113,26 @@ async function outcomes(campaignId: string, expected: number, timeoutMs = 30_000
 
 beforeAll(async () => {
   const infra = inject("infra");
-  sim = await startSim(readEnv(simConfigSpec, { PORT: "0", ADMIN_PORT: "0", LOG_LEVEL: "silent", SIM_SEED: "7" }), { log });
+  sim = await startSim(readEnv(simConfigSpec, { PORT: "0", ADMIN_PORT: "0", LOG_LEVEL: "silent", SIM_SEED: "7" }), {
+    log,
+  });
   admin = new SimAdminClient(`http://127.0.0.1:${sim.adminPort}`);
   credCfg = credentialConfig();
   credential = await startCredential(credCfg);
   const pool = rawPool(credCfg);
   const { rows } = await pool.query<{ id: string }>("SELECT id FROM orgs LIMIT 1");
   await pool.end();
-  const app = await credential.client.createApp({ orgId: rows[0]!.id, name: "web", platform: Platform.WEB, bundleId: "com.example.web" });
+  const app = await credential.client.createApp({
+    orgId: rows[0]!.id,
+    name: "web",
+    platform: Platform.WEB,
+    bundleId: "com.example.web",
+  });
   appId = app.app!.id;
-  const cfg = await credential.client.putPlatformConfig({ appId, credentials: { case: "vapid", value: { publicKey: "", privateKey: "", subject: "mailto:ops@example.com" } } });
+  const cfg = await credential.client.putPlatformConfig({
+    appId,
+    credentials: { case: "vapid", value: { publicKey: "", privateKey: "", subject: "mailto:ops@example.com" } },
+  });
   vapidPublicKey = cfg.config!.details.case === "vapid" ? cfg.config!.details.value.publicKey : "";
   nc = await connect({ servers: infra.natsUrl });
   names = streamNames(namespace);
@@ -123,7 +145,8 @@ afterAll(async () => {
   await cleanUpCredential(credCfg);
   const c = await connect({ servers: inject("infra").natsUrl });
   const jsm = await jetstreamManager(c);
-  for (const s of [names.deliveryStream, names.outcomesStream, names.eventsStream]) await jsm.streams.delete(s).catch(() => undefined);
+  for (const s of [names.deliveryStream, names.outcomesStream, names.eventsStream])
+    await jsm.streams.delete(s).catch(() => undefined);
   await c.close();
 });
 
@@ -164,13 +187,23 @@ describe("web push sender", () => {
       const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
       const campaignId = await publishBatch(targets);
       const got = await outcomes(campaignId, 6);
-      const bounced = got.filter((o) => o.kind === OutcomeKind.BOUNCED).map((o) => o.deviceId).sort();
+      const bounced = got
+        .filter((o) => o.kind === OutcomeKind.BOUNCED)
+        .map((o) => o.deviceId)
+        .sort();
       expect(bounced).toEqual([targets[0]!.id, targets[1]!.id].sort());
 
       const jsm = await jetstreamManager(nc);
       const durable = `inv${randomBytes(3).toString("hex")}`;
-      await jsm.consumers.add(names.eventsStream, { durable_name: durable, filter_subject: names.deviceInvalidated, ack_policy: AckPolicy.Explicit });
-      const msgs = await (await jetstream(nc).consumers.get(names.eventsStream, durable)).fetch({ max_messages: 10, expires: 1000 });
+      await jsm.consumers.add(names.eventsStream, {
+        durable_name: durable,
+        filter_subject: names.deviceInvalidated,
+        ack_policy: AckPolicy.Explicit,
+      });
+      const msgs = await (await jetstream(nc).consumers.get(names.eventsStream, durable)).fetch({
+        max_messages: 10,
+        expires: 1000,
+      });
       const invalidated: string[] = [];
       for await (const m of msgs) {
         const ev = fromBinary(DeviceInvalidatedSchema, m.data);
@@ -213,7 +246,10 @@ describe("web push sender", () => {
     try {
       const [sub] = await subscriptions(1);
       const target = { id: randomUUID(), token: JSON.stringify(sub!.subscription) };
-      const big = await outcomes(await publishBatch([target], { dataJson: JSON.stringify({ x: "y".repeat(5000) }) }), 1);
+      const big = await outcomes(
+        await publishBatch([target], { dataJson: JSON.stringify({ x: "y".repeat(5000) }) }),
+        1,
+      );
       expect(big.map((o) => [OutcomeKind[o.kind], o.reason])).toEqual([["FAILED", "PayloadTooLarge"]]);
     } finally {
       await sender.close();

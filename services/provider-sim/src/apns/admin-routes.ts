@@ -8,28 +8,44 @@ import { isTopic } from "./request-headers.js";
 /** Enough for a benchmark's audience in one call. */
 export const MAX_BULK = 100_000;
 
-const MARKS: Record<string, DeviceState> = { unregister: "unregistered", expire: "expired", bad: "bad", revive: "active" };
+const MARKS: Record<string, DeviceState> = {
+  unregister: "unregistered",
+  expire: "expired",
+  bad: "bad",
+  revive: "active",
+};
 
 /**
  * APNs admin routes: provider keys (what Apple knows of a team), device tokens (what
  * devices registered, and which died), and per-connection stream and token statistics.
  */
-export function apnsAdminRoutes(deps: { keys: ApnsKeyStore; devices: ApnsDeviceStore; connections: ConnectionRegistry }): AdminRoute[] {
+export function apnsAdminRoutes(deps: {
+  keys: ApnsKeyStore;
+  devices: ApnsDeviceStore;
+  connections: ConnectionRegistry;
+}): AdminRoute[] {
   const { keys, devices, connections } = deps;
   return [
-    { method: "POST", path: /^\/admin\/apns\/keys$/, handle: ({ body }) => ({ status: 201, body: keys.register(body) }) },
+    {
+      method: "POST",
+      path: /^\/admin\/apns\/keys$/,
+      handle: ({ body }) => ({ status: 201, body: keys.register(body) }),
+    },
     {
       method: "DELETE",
       path: /^\/admin\/apns\/keys\/([^/]+)$/,
       handle: ({ params }) =>
-        keys.revoke(decodeURIComponent(params[0]!)) ? { status: 204 } : { status: 404, body: { error: "NotFound", message: "no such key" } },
+        keys.revoke(decodeURIComponent(params[0]!))
+          ? { status: 204 }
+          : { status: 404, body: { error: "NotFound", message: "no such key" } },
     },
     {
       method: "POST",
       path: /^\/admin\/apns\/devices$/,
       handle: ({ body }) => {
         const input = object(body);
-        if (!isTopic(input.topic)) throw new InputError("topic (the app's bundle id, with a push-type suffix if any) is required");
+        if (!isTopic(input.topic))
+          throw new InputError("topic (the app's bundle id, with a push-type suffix if any) is required");
         const count = input.count ?? 1;
         if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > MAX_BULK) {
           throw new InputError(`count must be an integer from 1 to ${MAX_BULK}`);
@@ -45,7 +61,10 @@ export function apnsAdminRoutes(deps: { keys: ApnsKeyStore; devices: ApnsDeviceS
         if (!DEVICE_TOKEN.test(token)) throw new InputError("a device token is 64 hexadecimal digits");
         const state = MARKS[params[1]!]!;
         const timestamp = object(body).timestamp;
-        if (timestamp !== undefined && (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp) || timestamp < 0)) {
+        if (
+          timestamp !== undefined &&
+          (typeof timestamp !== "number" || !Number.isSafeInteger(timestamp) || timestamp < 0)
+        ) {
           throw new InputError("timestamp must be milliseconds since the epoch");
         }
         const since = state === "unregistered" || state === "expired" ? (timestamp ?? Date.now()) : null;

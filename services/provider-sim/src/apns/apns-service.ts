@@ -13,7 +13,13 @@ import { DEVICE_TOKEN, type ApnsDeviceStore, type DeviceRateLimiter } from "./de
 import type { ApnsKeyStore } from "./keys.js";
 import { checkPayload, payloadLimit } from "./payload.js";
 import { parseBearer, type ProviderTokenVerifier } from "./provider-token.js";
-import { checkApnsHeaders, checkApnsId, checkTopicForKey, effectivePushType, hasDuplicateHeader } from "./request-headers.js";
+import {
+  checkApnsHeaders,
+  checkApnsId,
+  checkTopicForKey,
+  effectivePushType,
+  hasDuplicateHeader,
+} from "./request-headers.js";
 
 const DEVICE_PATH = "/3/device";
 

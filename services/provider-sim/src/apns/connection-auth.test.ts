@@ -3,7 +3,12 @@ import { ConnectionAuth } from "./connection-auth.js";
 import type { VerifiedToken } from "./provider-token.js";
 
 const MIN = 20 * 60_000;
-const token = (name: string, teamId = "TEAM123456"): VerifiedToken => ({ token: name, teamId, keyId: "KEY1234567", iat: 0 });
+const token = (name: string, teamId = "TEAM123456"): VerifiedToken => ({
+  token: name,
+  teamId,
+  keyId: "KEY1234567",
+  iat: 0,
+});
 const outcome = (r: ReturnType<ConnectionAuth["accept"]>) => (r.ok ? "ok" : `${r.refusal.status} ${r.refusal.reason}`);
 
 describe("ConnectionAuth", () => {

@@ -31,12 +31,15 @@ export class ApnsKeyStore {
   register(body: unknown): ApnsKeyView {
     const input = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
     const { team_id: teamId, key_id: keyId, topics, public_key_pem: publicPem, p8 } = input;
-    if (typeof teamId !== "string" || !APPLE_ID.test(teamId)) throw new InputError("team_id must be 10 uppercase letters or digits");
-    if (typeof keyId !== "string" || !APPLE_ID.test(keyId)) throw new InputError("key_id must be 10 uppercase letters or digits");
+    if (typeof teamId !== "string" || !APPLE_ID.test(teamId))
+      throw new InputError("team_id must be 10 uppercase letters or digits");
+    if (typeof keyId !== "string" || !APPLE_ID.test(keyId))
+      throw new InputError("key_id must be 10 uppercase letters or digits");
     if (!Array.isArray(topics) || topics.length === 0 || !topics.every(isTopic)) {
       throw new InputError("topics must be a non-empty list of bundle ids");
     }
-    if ((publicPem === undefined) === (p8 === undefined)) throw new InputError("give exactly one of public_key_pem and p8");
+    if ((publicPem === undefined) === (p8 === undefined))
+      throw new InputError("give exactly one of public_key_pem and p8");
     const pem = publicPem ?? p8;
     if (typeof pem !== "string") throw new InputError("the key must be PEM text");
     let publicKey: KeyObject;

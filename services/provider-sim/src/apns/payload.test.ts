@@ -12,7 +12,17 @@ describe("checkPayload", () => {
   it("needs a JSON object with an aps object", () => {
     expect(reason('{"aps":{"alert":"hi"},"custom":1}')).toBe("ok");
     expect(reason('{"aps":{}}')).toBe("ok");
-    for (const body of ["", "not json", "[]", '"aps"', "{}", '{"aps":1}', '{"aps":[]}', '{"aps":null}', '{"custom":{"alert":"x"}}']) {
+    for (const body of [
+      "",
+      "not json",
+      "[]",
+      '"aps"',
+      "{}",
+      '{"aps":1}',
+      '{"aps":[]}',
+      '{"aps":null}',
+      '{"custom":{"alert":"x"}}',
+    ]) {
       expect(reason(body), body).toBe("400 PayloadEmpty");
     }
   });

@@ -19,7 +19,9 @@ function setup() {
   keys.register({ team_id: TEAM, key_id: KID, topics: ["com.example.app"], p8: signer.pem });
   const verifier = new ProviderTokenVerifier(keys);
   const sign = (claims: Record<string, unknown>, opts: { kid?: string; key?: KeyObject; alg?: string } = {}) =>
-    new SignJWT(claims).setProtectedHeader({ alg: opts.alg ?? "ES256", kid: opts.kid ?? KID }).sign(opts.key ?? signer.key);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: opts.alg ?? "ES256", kid: opts.kid ?? KID })
+      .sign(opts.key ?? signer.key);
   const reason = async (token: string, now = NOW) => {
     const r = await verifier.verify(token, now);
     return r.ok ? "ok" : `${r.refusal.status} ${r.refusal.reason}`;
@@ -31,7 +33,10 @@ describe("ProviderTokenVerifier", () => {
   it("accepts an ES256 token of a registered key with iss = team id and a fresh iat", async () => {
     const { verifier, sign } = setup();
     const token = await sign({ iss: TEAM, iat: NOW - 10 });
-    expect(await verifier.verify(token, NOW)).toEqual({ ok: true, value: { token, teamId: TEAM, keyId: KID, iat: NOW - 10 } });
+    expect(await verifier.verify(token, NOW)).toEqual({
+      ok: true,
+      value: { token, teamId: TEAM, keyId: KID, iat: NOW - 10 },
+    });
   });
 
   it("refuses a token signed with another key, an unknown kid, another team or another algorithm", async () => {
@@ -40,7 +45,9 @@ describe("ProviderTokenVerifier", () => {
     expect(await reason(await sign({ iss: TEAM, iat: NOW }, { key: other.key }))).toBe("403 InvalidProviderToken");
     expect(await reason(await sign({ iss: TEAM, iat: NOW }, { kid: "UNKNOWN123" }))).toBe("403 InvalidProviderToken");
     expect(await reason(await sign({ iss: "OTHERTEAM1", iat: NOW }))).toBe("403 InvalidProviderToken");
-    const hs = await new SignJWT({ iss: TEAM, iat: NOW }).setProtectedHeader({ alg: "HS256", kid: KID }).sign(new Uint8Array(32));
+    const hs = await new SignJWT({ iss: TEAM, iat: NOW })
+      .setProtectedHeader({ alg: "HS256", kid: KID })
+      .sign(new Uint8Array(32));
     expect(await reason(hs)).toBe("403 InvalidProviderToken");
     expect(await reason("not.a.jwt!")).toBe("403 InvalidProviderToken");
   });
@@ -83,7 +90,10 @@ describe("parseBearer", () => {
     expect(parseBearer("bearer a.b.c")).toEqual({ ok: true, value: "a.b.c" });
     expect(parseBearer("Bearer a.b.c ")).toEqual({ ok: true, value: "a.b.c" });
     for (const header of [undefined, "", "bearer", "bearer ", "Basic abc", "a.b.c", ["bearer a.b.c", "bearer d.e.f"]]) {
-      expect(parseBearer(header), String(header)).toEqual({ ok: false, refusal: { status: 403, reason: "MissingProviderToken" } });
+      expect(parseBearer(header), String(header)).toEqual({
+        ok: false,
+        refusal: { status: 403, reason: "MissingProviderToken" },
+      });
     }
   });
 });

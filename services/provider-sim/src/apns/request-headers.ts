@@ -122,7 +122,11 @@ export function topicSuffix(topic: string): string {
  * of the key's bundle ids, bare or with a push-type suffix (else TopicDisallowed), and
  * its suffix must be the one the push type requires (else InvalidPushType).
  */
-export function checkTopicForKey(topic: string, pushType: PushType | null, keyTopics: ReadonlySet<string>): Checked<null> {
+export function checkTopicForKey(
+  topic: string,
+  pushType: PushType | null,
+  keyTopics: ReadonlySet<string>,
+): Checked<null> {
   const suffix = topicSuffix(topic);
   const allowed = keyTopics.has(topic) || (suffix !== "" && keyTopics.has(topic.slice(0, -suffix.length)));
   if (!allowed) return refuse(400, "TopicDisallowed");

@@ -49,7 +49,11 @@ export function statusName(status: number): string {
   return STATUS_NAMES[status] ?? "UNKNOWN";
 }
 
-export function googleError(status: number, message: string, details?: Record<string, unknown>[]): { ok: false; refusal: FcmRefusal } {
+export function googleError(
+  status: number,
+  message: string,
+  details?: Record<string, unknown>[],
+): { ok: false; refusal: FcmRefusal } {
   const error: GoogleErrorBody["error"] = { code: status, message, status: statusName(status) };
   if (details) error.details = details;
   return { ok: false, refusal: { status, body: { error } } };
@@ -67,7 +71,7 @@ export function badRequest(field: string, description: string): { ok: false; ref
   ]);
 }
 
-/** FcmError codes PROVIDERS.md lists by status, for injected faults. */
+/** FcmError codes by status (docs/providers.md §FCM errors), for injected faults. */
 export function faultErrorCode(status: number): FcmErrorCode {
   switch (status) {
     case 400:

@@ -56,11 +56,20 @@ export class FcmService implements ProviderHandler {
   refuseWithFault(_req: ProviderRequest, res: ProviderResponse, fault: AnsweredFault): void {
     const { refusal } =
       fault.kind === "throttle"
-        ? fcmError(429, "QUOTA_EXCEEDED", "Quota exceeded for quota metric 'Send requests' of service 'fcm.googleapis.com'.")
+        ? fcmError(
+            429,
+            "QUOTA_EXCEEDED",
+            "Quota exceeded for quota metric 'Send requests' of service 'fcm.googleapis.com'.",
+          )
         : fault.kind === "shutdown"
           ? fcmError(503, "UNAVAILABLE", "The service is currently unavailable.")
-          : fcmError(fault.status, faultErrorCode(fault.status), fault.status === 500 ? "Internal error encountered." : "Injected fault.");
-    const headers: Record<string, string> = fault.kind === "throttle" ? { "retry-after": String(fault.retryAfterS) } : {};
+          : fcmError(
+              fault.status,
+              faultErrorCode(fault.status),
+              fault.status === 500 ? "Internal error encountered." : "Injected fault.",
+            );
+    const headers: Record<string, string> =
+      fault.kind === "throttle" ? { "retry-after": String(fault.retryAfterS) } : {};
     sendJson(res, refusal.status, refusal.body, headers);
   }
 
@@ -71,9 +80,13 @@ export class FcmService implements ProviderHandler {
     const project = decodeURIComponent(path[1]!);
 
     const nowMs = (this.deps.now ?? Date.now)();
-    const auth = /^Bearer[ \t]+(\S+)$/i.exec(typeof req.headers.authorization === "string" ? req.headers.authorization.trim() : "");
+    const auth = /^Bearer[ \t]+(\S+)$/i.exec(
+      typeof req.headers.authorization === "string" ? req.headers.authorization.trim() : "",
+    );
     if (!auth) {
-      return googleError(401, `Request is missing required authentication credential. ${AUTH_HELP}`, [errorInfo("CREDENTIALS_MISSING")]);
+      return googleError(401, `Request is missing required authentication credential. ${AUTH_HELP}`, [
+        errorInfo("CREDENTIALS_MISSING"),
+      ]);
     }
     const token = this.deps.tokens.check(auth[1]!, nowMs);
     if (!token.ok) {
@@ -84,7 +97,14 @@ export class FcmService implements ProviderHandler {
       return googleError(
         403,
         `Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/${project.slice(0, 100)}' (or it may not exist).`,
-        [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "IAM_PERMISSION_DENIED", domain: "iam.googleapis.com", metadata: { permission: "cloudmessaging.messages.create" } }],
+        [
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: "IAM_PERMISSION_DENIED",
+            domain: "iam.googleapis.com",
+            metadata: { permission: "cloudmessaging.messages.create" },
+          },
+        ],
       );
     }
 
@@ -120,10 +140,13 @@ export class FcmService implements ProviderHandler {
     if (target.kind !== "token") return undefined;
     const device = this.deps.devices.get(target.value);
     if (!device) {
-      return this.deps.strictTokens ? fcmError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token") : undefined;
+      return this.deps.strictTokens
+        ? fcmError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token")
+        : undefined;
     }
     if (device.unregistered) return fcmError(404, "UNREGISTERED", "Requested entity was not found.");
-    if (device.projectId !== null && device.projectId !== project) return fcmError(403, "SENDER_ID_MISMATCH", "SenderId mismatch");
+    if (device.projectId !== null && device.projectId !== project)
+      return fcmError(403, "SENDER_ID_MISMATCH", "SenderId mismatch");
     return undefined;
   }
 }

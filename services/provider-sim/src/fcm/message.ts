@@ -1,7 +1,10 @@
 import { badRequest, fcmError, type FcmChecked } from "./fcm-errors.js";
 import { jsonName, SEND_REQUEST, TARGET_FIELDS, type Spec } from "./message-schema.js";
 
-/** FCM: "the maximum payload for both message types is 4096 bytes"; PROVIDERS.md: 2048 for topic messages. */
+/**
+ * FCM: "the maximum payload for both message types is 4096 bytes"; 2048 for topic
+ * messages (docs/providers.md §FCM message).
+ */
 export const MAX_MESSAGE_BYTES = 4096;
 export const MAX_TOPIC_MESSAGE_BYTES = 2048;
 /** FCM: "The maximum time to live supported is 4 weeks". */
@@ -47,7 +50,10 @@ export function checkSendRequest(body: unknown): FcmChecked<SendRequest> {
 
   const set = TARGET_FIELDS.filter((f) => get(message, f) !== undefined && get(message, f) !== null);
   if (set.length > 1) {
-    return badRequest("message", `Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '${set[1]}'`);
+    return badRequest(
+      "message",
+      `Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '${set[1]}'`,
+    );
   }
   if (set.length === 0) return invalid("Recipient of the message is not set.");
   const target: Target = { kind: set[0]!, value: get(message, set[0]!) as string };
@@ -73,9 +79,12 @@ export function checkSendRequest(body: unknown): FcmChecked<SendRequest> {
     if (!ANALYTICS_LABEL.test(label)) return invalid("Analytics label must match [a-zA-Z0-9-_.~%]{1,50}.");
   }
 
-  const payload = Object.fromEntries(Object.entries(message).filter(([k]) => !["token", "topic", "condition", "name"].includes(k)));
+  const payload = Object.fromEntries(
+    Object.entries(message).filter(([k]) => !["token", "topic", "condition", "name"].includes(k)),
+  );
   const limit = target.kind === "token" ? MAX_MESSAGE_BYTES : MAX_TOPIC_MESSAGE_BYTES;
-  if (Buffer.byteLength(JSON.stringify(payload)) > limit) return invalid(`Message is too big: the limit is ${limit} bytes.`);
+  if (Buffer.byteLength(JSON.stringify(payload)) > limit)
+    return invalid(`Message is too big: the limit is ${limit} bytes.`);
 
   const validateOnly = get(request, "validate_only") === true;
   return { ok: true, value: { message, validateOnly, target } };
@@ -96,7 +105,9 @@ function parseValue(value: unknown, spec: Spec, path: string): FcmChecked<never>
   }
   if (typeof spec === "object") {
     if (!isObject(value)) {
-      return path === "" ? badRequest("", "Invalid JSON payload received. Expected an object.") : bad(`type.googleapis.com/${spec.message}`);
+      return path === ""
+        ? badRequest("", "Invalid JSON payload received. Expected an object.")
+        : bad(`type.googleapis.com/${spec.message}`);
     }
     const seen = new Map<string, string>();
     for (const [key, v] of Object.entries(value)) {
@@ -104,10 +115,16 @@ function parseValue(value: unknown, spec: Spec, path: string): FcmChecked<never>
       const at = path === "" ? key : `${path}.${key}`;
       if (snake === undefined) {
         const where = path === "" ? "" : ` at '${path}'`;
-        return badRequest(path, `Invalid JSON payload received. Unknown name "${key.slice(0, 100)}"${where}: Cannot find field.`);
+        return badRequest(
+          path,
+          `Invalid JSON payload received. Unknown name "${key.slice(0, 100)}"${where}: Cannot find field.`,
+        );
       }
       if (seen.has(snake)) {
-        return badRequest(at, `Invalid JSON payload received. Duplicate field "${snake}" ("${seen.get(snake)}" and "${key}").`);
+        return badRequest(
+          at,
+          `Invalid JSON payload received. Duplicate field "${snake}" ("${seen.get(snake)}" and "${key}").`,
+        );
       }
       seen.set(snake, key);
       const refusal = parseValue(v, spec.fields[snake]!, path === "" ? snake : `${path}.${snake}`);
@@ -121,20 +138,26 @@ function parseValue(value: unknown, spec: Spec, path: string): FcmChecked<never>
     case "bool":
       return typeof value === "boolean" ? undefined : bad("TYPE_BOOL");
     case "int32":
-      return (typeof value === "number" && Number.isInteger(value)) || (typeof value === "string" && /^-?\d+$/.test(value))
+      return (typeof value === "number" && Number.isInteger(value)) ||
+        (typeof value === "string" && /^-?\d+$/.test(value))
         ? undefined
         : bad("TYPE_INT32");
     case "float":
       return typeof value === "number" ? undefined : bad("TYPE_FLOAT");
     case "duration":
-      return typeof value === "string" && DURATION.test(value) ? undefined : bad("type.googleapis.com/google.protobuf.Duration");
+      return typeof value === "string" && DURATION.test(value)
+        ? undefined
+        : bad("type.googleapis.com/google.protobuf.Duration");
     case "timestamp":
-      return typeof value === "string" && TIMESTAMP.test(value) ? undefined : bad("type.googleapis.com/google.protobuf.Timestamp");
+      return typeof value === "string" && TIMESTAMP.test(value)
+        ? undefined
+        : bad("type.googleapis.com/google.protobuf.Timestamp");
     case "struct":
       return isObject(value) ? undefined : bad("type.googleapis.com/google.protobuf.Struct");
     case "stringList":
     case "durationList": {
-      if (!Array.isArray(value)) return bad(spec === "stringList" ? "TYPE_STRING" : "type.googleapis.com/google.protobuf.Duration");
+      if (!Array.isArray(value))
+        return bad(spec === "stringList" ? "TYPE_STRING" : "type.googleapis.com/google.protobuf.Duration");
       const item = spec === "stringList" ? "string" : "duration";
       for (let i = 0; i < value.length; i++) {
         const at = `${path}[${i}]`;
@@ -150,7 +173,10 @@ function parseValue(value: unknown, spec: Spec, path: string): FcmChecked<never>
       const entries = Object.values(value);
       for (let i = 0; i < entries.length; i++) {
         if (typeof entries[i] !== "string") {
-          return badRequest(`${path}[${i}].value`, `Invalid value at '${path}[${i}].value' (TYPE_STRING), ${preview(entries[i])}`);
+          return badRequest(
+            `${path}[${i}].value`,
+            `Invalid value at '${path}[${i}].value' (TYPE_STRING), ${preview(entries[i])}`,
+          );
         }
       }
       return undefined;

@@ -17,10 +17,17 @@ const account = rsa();
 
 function setup() {
   const accounts = new ServiceAccountStore(TOKEN_URI);
-  accounts.register({ project_id: "herald-test", client_email: EMAIL, private_key: account.pem, private_key_id: "kid-1" });
+  accounts.register({
+    project_id: "herald-test",
+    client_email: EMAIL,
+    private_key: account.pem,
+    private_key_id: "kid-1",
+  });
   const good = { iss: EMAIL, scope: FCM_SCOPE, aud: TOKEN_URI, iat: NOW, exp: NOW + 3600 };
   const sign = (claims: Record<string, unknown>, opts: { key?: KeyObject; kid?: string; alg?: string } = {}) =>
-    new SignJWT(claims).setProtectedHeader({ alg: opts.alg ?? "RS256", typ: "JWT", kid: opts.kid ?? "kid-1" }).sign(opts.key ?? account.key);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: opts.alg ?? "RS256", typ: "JWT", kid: opts.kid ?? "kid-1" })
+      .sign(opts.key ?? account.key);
   const outcome = async (assertion: string | Promise<string>, now = NOW) => {
     const r = await verifyAssertion(await assertion, accounts, TOKEN_URI, now);
     return r.ok ? "ok" : `${r.refusal.status} ${r.refusal.error}: ${r.refusal.description}`;
@@ -33,7 +40,12 @@ describe("verifyAssertion", () => {
     const { accounts, good, sign } = setup();
     const r = await verifyAssertion(await sign(good), accounts, TOKEN_URI, NOW);
     expect(r.ok && { email: r.account.clientEmail, scopes: r.scopes }).toEqual({ email: EMAIL, scopes: [FCM_SCOPE] });
-    const broad = await verifyAssertion(await sign({ ...good, scope: `openid ${CLOUD_PLATFORM_SCOPE}` }), accounts, TOKEN_URI, NOW);
+    const broad = await verifyAssertion(
+      await sign({ ...good, scope: `openid ${CLOUD_PLATFORM_SCOPE}` }),
+      accounts,
+      TOKEN_URI,
+      NOW,
+    );
     expect(broad.ok).toBe(true);
     expect((await verifyAssertion(await sign({ ...good, sub: EMAIL }), accounts, TOKEN_URI, NOW)).ok).toBe(true);
   });
@@ -48,7 +60,9 @@ describe("verifyAssertion", () => {
 
   it("refuses an unknown issuer and a revoked account", async () => {
     const { accounts, good, sign, outcome } = setup();
-    expect(await outcome(sign({ ...good, iss: "other@herald-test.iam.gserviceaccount.com" }))).toBe("400 invalid_grant: Invalid grant: account not found");
+    expect(await outcome(sign({ ...good, iss: "other@herald-test.iam.gserviceaccount.com" }))).toBe(
+      "400 invalid_grant: Invalid grant: account not found",
+    );
     const assertion = await sign(good);
     accounts.revoke(EMAIL);
     expect(await outcome(assertion)).toBe("400 invalid_grant: Invalid grant: account not found");
@@ -119,7 +133,12 @@ describe("ServiceAccountStore", () => {
   it("generates a key pair and a complete service-account JSON when given no key", () => {
     const accounts = new ServiceAccountStore(TOKEN_URI);
     const { account: view, service_account: json } = accounts.register({ project_id: "herald-test" });
-    expect(json).toMatchObject({ type: "service_account", project_id: "herald-test", token_uri: TOKEN_URI, client_email: view.client_email });
+    expect(json).toMatchObject({
+      type: "service_account",
+      project_id: "herald-test",
+      token_uri: TOKEN_URI,
+      client_email: view.client_email,
+    });
     expect(json!.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
     expect(view).not.toHaveProperty("private_key");
   });

@@ -19,10 +19,15 @@ export interface OAuthRefusal {
   description: string;
 }
 
-export type AssertionCheck = { ok: true; account: ServiceAccount; scopes: string[] } | { ok: false; refusal: OAuthRefusal };
+export type AssertionCheck =
+  | { ok: true; account: ServiceAccount; scopes: string[] }
+  | { ok: false; refusal: OAuthRefusal };
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-const grant = (description: string): AssertionCheck => ({ ok: false, refusal: { status: 400, error: "invalid_grant", description } });
+const grant = (description: string): AssertionCheck => ({
+  ok: false,
+  refusal: { status: 400, error: "invalid_grant", description },
+});
 const BAD_SIGNATURE = "Invalid JWT Signature.";
 const BAD_TIMES =
   "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.";
@@ -79,14 +84,26 @@ export async function verifyAssertion(
       refusal: {
         status: 401,
         error: "unauthorized_client",
-        description: "Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.",
+        description:
+          "Client is unauthorized to retrieve access tokens using this method, or client not authorized for any of the scopes requested.",
       },
     };
   }
   const scopes = typeof claims.scope === "string" ? claims.scope.split(" ").filter((s) => s.length > 0) : [];
-  if (scopes.length === 0) return { ok: false, refusal: { status: 400, error: "invalid_scope", description: "Empty or missing scope not allowed." } };
+  if (scopes.length === 0)
+    return {
+      ok: false,
+      refusal: { status: 400, error: "invalid_scope", description: "Empty or missing scope not allowed." },
+    };
   if (!scopes.includes(FCM_SCOPE) && !scopes.includes(CLOUD_PLATFORM_SCOPE)) {
-    return { ok: false, refusal: { status: 400, error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided." } };
+    return {
+      ok: false,
+      refusal: {
+        status: 400,
+        error: "invalid_scope",
+        description: "Invalid OAuth scope or ID token audience provided.",
+      },
+    };
   }
   return { ok: true, account, scopes };
 }

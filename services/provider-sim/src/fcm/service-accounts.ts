@@ -59,11 +59,17 @@ export class ServiceAccountStore {
     if (typeof projectId !== "string" || !PROJECT_ID.test(projectId)) {
       throw new InputError("project_id must be a Google project id (6-30 of a-z 0-9 -, starting with a letter)");
     }
-    const clientEmail = input.client_email ?? `herald-${randomBytes(4).toString("hex")}@${projectId}.iam.gserviceaccount.com`;
-    if (typeof clientEmail !== "string" || !EMAIL.test(clientEmail)) throw new InputError("client_email must be an email address");
-    const keyId = input.private_key_id ?? (privatePem === undefined && publicPem === undefined ? randomBytes(20).toString("hex") : null);
-    if (keyId !== null && (typeof keyId !== "string" || !KEY_ID.test(keyId))) throw new InputError("private_key_id must be a key id");
-    if (privatePem !== undefined && publicPem !== undefined) throw new InputError("give at most one of private_key and public_key");
+    const clientEmail =
+      input.client_email ?? `herald-${randomBytes(4).toString("hex")}@${projectId}.iam.gserviceaccount.com`;
+    if (typeof clientEmail !== "string" || !EMAIL.test(clientEmail))
+      throw new InputError("client_email must be an email address");
+    const keyId =
+      input.private_key_id ??
+      (privatePem === undefined && publicPem === undefined ? randomBytes(20).toString("hex") : null);
+    if (keyId !== null && (typeof keyId !== "string" || !KEY_ID.test(keyId)))
+      throw new InputError("private_key_id must be a key id");
+    if (privatePem !== undefined && publicPem !== undefined)
+      throw new InputError("give at most one of private_key and public_key");
 
     let generatedPem: string | undefined;
     let publicKey: KeyObject;

@@ -37,7 +37,12 @@ export class TokenEndpoint implements ProviderHandler {
     const refusal = await this.exchange(req, res);
     if (refusal) {
       this.deps.log.debug({ status: refusal.status, error: refusal.error }, "oauth token request refused");
-      sendJson(res, refusal.status, { error: refusal.error, error_description: refusal.description }, { "cache-control": "no-store" });
+      sendJson(
+        res,
+        refusal.status,
+        { error: refusal.error, error_description: refusal.description },
+        { "cache-control": "no-store" },
+      );
     }
   }
 
@@ -50,24 +55,39 @@ export class TokenEndpoint implements ProviderHandler {
     if (req.method !== "POST") return { status: 405, error: "invalid_request", description: "Use POST." };
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (type !== "application/x-www-form-urlencoded") {
-      return { status: 400, error: "invalid_request", description: "Content-Type must be application/x-www-form-urlencoded." };
+      return {
+        status: 400,
+        error: "invalid_request",
+        description: "Content-Type must be application/x-www-form-urlencoded.",
+      };
     }
     const body = await readBody(req, MAX_BODY);
     if (body.tooLarge) return { status: 400, error: "invalid_request", description: "Request body too large." };
     const form = new URLSearchParams(body.bytes.toString("utf8"));
     const grantType = form.get("grant_type");
-    if (!grantType) return { status: 400, error: "invalid_request", description: "Missing required parameter: grant_type" };
+    if (!grantType)
+      return { status: 400, error: "invalid_request", description: "Missing required parameter: grant_type" };
     if (grantType !== JWT_BEARER_GRANT) {
-      return { status: 400, error: "unsupported_grant_type", description: `Invalid grant_type: ${grantType.slice(0, 100)}` };
+      return {
+        status: 400,
+        error: "unsupported_grant_type",
+        description: `Invalid grant_type: ${grantType.slice(0, 100)}`,
+      };
     }
     const assertion = form.get("assertion");
-    if (!assertion) return { status: 400, error: "invalid_request", description: "Missing required parameter: assertion" };
+    if (!assertion)
+      return { status: 400, error: "invalid_request", description: "Missing required parameter: assertion" };
 
     const nowMs = (this.deps.now ?? Date.now)();
     const checked = await verifyAssertion(assertion, this.deps.accounts, this.deps.tokenUri, Math.floor(nowMs / 1000));
     if (!checked.ok) return checked.refusal;
     const accessToken = this.deps.tokens.issue(checked.account, this.deps.ttlS, nowMs);
-    sendJson(res, 200, { access_token: accessToken, expires_in: this.deps.ttlS, token_type: "Bearer" }, { "cache-control": "no-store" });
+    sendJson(
+      res,
+      200,
+      { access_token: accessToken, expires_in: this.deps.ttlS, token_type: "Bearer" },
+      { "cache-control": "no-store" },
+    );
     return undefined;
   }
 }

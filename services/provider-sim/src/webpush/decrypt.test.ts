@@ -4,7 +4,10 @@ import { describe, expect, it } from "vitest";
 import { decryptPushMessage } from "./decrypt.js";
 
 interface EceEncrypt {
-  encrypt(plaintext: Buffer, params: { version: "aes128gcm"; dh: Buffer; privateKey: ECDH; authSecret: Buffer; rs?: number }): Buffer;
+  encrypt(
+    plaintext: Buffer,
+    params: { version: "aes128gcm"; dh: Buffer; privateKey: ECDH; authSecret: Buffer; rs?: number },
+  ): Buffer;
 }
 const ece = createRequire(import.meta.url)("http_ece") as EceEncrypt;
 
@@ -16,7 +19,13 @@ function setup() {
   const encrypt = (text: string, rs?: number) => {
     const sender = createECDH("prime256v1");
     sender.generateKeys();
-    return ece.encrypt(Buffer.from(text), { version: "aes128gcm", dh: receiver.getPublicKey(), privateKey: sender, authSecret, rs });
+    return ece.encrypt(Buffer.from(text), {
+      version: "aes128gcm",
+      dh: receiver.getPublicKey(),
+      privateKey: sender,
+      authSecret,
+      rs,
+    });
   };
   return { receiver, authSecret, encrypt };
 }

@@ -8,7 +8,8 @@ describe("checkPushHeaders", () => {
       ok: true,
       value: { ttl: 2419200, urgency: "very-low", topic: "A".repeat(32) },
     });
-    for (const urgency of ["very-low", "low", "normal", "high"]) expect(checkPushHeaders({ ttl: "60", urgency }).ok).toBe(true);
+    for (const urgency of ["very-low", "low", "normal", "high"])
+      expect(checkPushHeaders({ ttl: "60", urgency }).ok).toBe(true);
     expect(checkPushHeaders({ ttl: "60", topic: "news_update-1" }).ok).toBe(true);
   });
 
@@ -26,13 +27,19 @@ describe("checkPushHeaders", () => {
 
   it("refuses an unknown Urgency", () => {
     for (const urgency of ["", "urgent", "HIGH", "Normal", "very low", "high, low"]) {
-      expect(checkPushHeaders({ ttl: "60", urgency }), urgency).toEqual({ ok: false, refusal: { status: 400, reason: "InvalidUrgency" } });
+      expect(checkPushHeaders({ ttl: "60", urgency }), urgency).toEqual({
+        ok: false,
+        refusal: { status: 400, reason: "InvalidUrgency" },
+      });
     }
   });
 
   it("refuses a Topic longer than 32 characters or outside base64url", () => {
     for (const topic of ["", "A".repeat(33), "has space", "slash/", "plus+", "pad=", "ünï"]) {
-      expect(checkPushHeaders({ ttl: "60", topic }), topic).toEqual({ ok: false, refusal: { status: 400, reason: "InvalidTopic" } });
+      expect(checkPushHeaders({ ttl: "60", topic }), topic).toEqual({
+        ok: false,
+        refusal: { status: 400, reason: "InvalidTopic" },
+      });
     }
   });
 });

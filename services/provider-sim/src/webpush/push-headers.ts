@@ -19,7 +19,11 @@ const DIGITS = /^[0-9]+$/;
  * sent twice is refused: Node joins repeated HTTP/1.1 headers with ", " and HTTP/2
  * gives an array, and neither is a valid single value.
  */
-export function checkPushHeaders(headers: { ttl?: HeaderValue; urgency?: HeaderValue; topic?: HeaderValue }): Checked<PushHeaders> {
+export function checkPushHeaders(headers: {
+  ttl?: HeaderValue;
+  urgency?: HeaderValue;
+  topic?: HeaderValue;
+}): Checked<PushHeaders> {
   const ttl = headers.ttl;
   if (ttl === undefined) return refuse(400, "MissingTTL");
   if (typeof ttl !== "string" || !DIGITS.test(ttl) || !Number.isSafeInteger(Number(ttl))) {

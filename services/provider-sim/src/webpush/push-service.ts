@@ -45,7 +45,10 @@ export class WebPushService implements ProviderHandler {
     const subscriptionId = url.pathname.slice("/wp/".length);
     const result = await this.accept(req, subscriptionId);
     if (!result.ok) {
-      this.log.debug({ subscription_id: subscriptionId, status: result.refusal.status, reason: result.refusal.reason }, "push refused");
+      this.log.debug(
+        { subscription_id: subscriptionId, status: result.refusal.status, reason: result.refusal.reason },
+        "push refused",
+      );
       sendJson(res, result.refusal.status, { reason: result.refusal.reason });
       return;
     }

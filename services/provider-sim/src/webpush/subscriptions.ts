@@ -34,7 +34,9 @@ export class SubscriptionStore {
 
   /** Like `pushManager.subscribe({ applicationServerKey })`, `count` times. */
   async create(applicationServerKey: string, count: number): Promise<{ id: string; subscription: SubscriptionJson }[]> {
-    const point = /^[A-Za-z0-9_-]+$/.test(applicationServerKey) ? Buffer.from(applicationServerKey, "base64url") : Buffer.alloc(0);
+    const point = /^[A-Za-z0-9_-]+$/.test(applicationServerKey)
+      ? Buffer.from(applicationServerKey, "base64url")
+      : Buffer.alloc(0);
     const verificationKey = await this.verificationKey(point);
     const created: { id: string; subscription: SubscriptionJson }[] = [];
     for (let i = 0; i < count; i++) {
@@ -76,9 +78,7 @@ export class SubscriptionStore {
       try {
         key = await importApplicationServerKey(point);
       } catch {
-        throw new InputError(
-          "application_server_key must be a base64url uncompressed P-256 public key (65 bytes)",
-        );
+        throw new InputError("application_server_key must be a base64url uncompressed P-256 public key (65 bytes)");
       }
       this.keys.set(cacheKey, key);
     }

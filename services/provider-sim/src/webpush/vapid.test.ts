@@ -7,11 +7,7 @@ const K = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString("base6
 
 describe("parseVapidAuthorization", () => {
   it("reads t and k in either order, any scheme case, optional spaces and quotes", () => {
-    for (const header of [
-      `vapid t=${JWT}, k=${K}`,
-      `VAPID k=${K},t=${JWT}`,
-      `vapid  t = ${JWT} ,  k="${K}"`,
-    ]) {
+    for (const header of [`vapid t=${JWT}, k=${K}`, `VAPID k=${K},t=${JWT}`, `vapid  t = ${JWT} ,  k="${K}"`]) {
       const r = parseVapidAuthorization(header);
       expect(r.ok, header).toBe(true);
       if (r.ok) {
@@ -84,7 +80,10 @@ describe("verifyVapidToken", () => {
       [sign({ aud, exp: good.exp }), "InvalidSubject"],
     ];
     for (const [token, reason] of cases) {
-      expect(await verifyVapidToken(await token, key, aud, now), reason).toEqual({ ok: false, refusal: { status: 403, reason } });
+      expect(await verifyVapidToken(await token, key, aud, now), reason).toEqual({
+        ok: false,
+        refusal: { status: 403, reason },
+      });
     }
   });
 
@@ -93,7 +92,10 @@ describe("verifyVapidToken", () => {
     const hs = await new SignJWT({ aud, exp: now + 60, sub: "mailto:a@b.c" })
       .setProtectedHeader({ alg: "HS256" })
       .sign(new Uint8Array(32));
-    expect(await verifyVapidToken(hs, key, aud, now)).toEqual({ ok: false, refusal: { status: 403, reason: "InvalidJWT" } });
+    expect(await verifyVapidToken(hs, key, aud, now)).toEqual({
+      ok: false,
+      refusal: { status: 403, reason: "InvalidJWT" },
+    });
   });
 
   it("refuses a point that is not on the curve", async () => {

@@ -1,0 +1,49 @@
+import { ConfigError } from "./env.js";
+import { createLogger, type Logger } from "./logger.js";
+import { handleShutdown } from "./shutdown.js";
+
+/** What `start` returns: the ports it listens on (if any) and how to stop it. */
+export interface RunningService {
+  port?: number;
+  adminPort?: number;
+  close(): Promise<void>;
+}
+
+/**
+ * One process role (gateway, campaign, sender-apns, …): how it reads its configuration
+ * and how it starts. The `herald` command and dev mode run roles through `runService`.
+ */
+export interface ServiceRole<C extends { logLevel: string }> {
+  name: string;
+  readConfig(env: NodeJS.ProcessEnv): C;
+  start(config: C, deps: { log: Logger }): Promise<RunningService>;
+}
+
+/**
+ * The one start-up path of every Herald process: read the configuration (a bad or
+ * missing variable ends the process with one line naming every bad variable, never a
+ * value), start the role, and stop it gracefully on SIGTERM/SIGINT.
+ */
+export async function runService<C extends { logLevel: string }>(
+  role: ServiceRole<C>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
+  let config: C;
+  try {
+    config = role.readConfig(env);
+  } catch (err) {
+    // No logger yet: the level is part of the config. ConfigError names variables only.
+    const message = err instanceof ConfigError ? err.message : `invalid configuration: ${(err as Error).message}`;
+    process.stderr.write(`${role.name}: ${message}\n`);
+    process.exit(1);
+  }
+  const log = createLogger(role.name, config.logLevel);
+  try {
+    const running = await role.start(config, { log });
+    handleShutdown(log, [() => running.close()]);
+    log.info({ port: running.port, adminPort: running.adminPort }, `${role.name} started`);
+  } catch (err) {
+    log.fatal({ err }, `${role.name} failed to start`);
+    process.exit(1);
+  }
+}
