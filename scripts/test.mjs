@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureRenderer } from "./helm-render.mjs";
 import { ensureInfra } from "./infra.mjs";
 import { ensurePinnedNode } from "./pinned-node.mjs";
 
@@ -15,6 +16,9 @@ try {
   await ensurePinnedNode();
   console.log(`npm test: Node.js ${process.version}`);
   await ensureInfra({ install: process.env.HERALD_INSTALL_INFRA === "1" });
+  // The chart tests render with helm, or without it with tools/helm-render, built from
+  // Debian's Go packages (installed here when missing).
+  await ensureRenderer({ install: true });
 } catch (err) {
   console.error(`npm test: ${err.message}`);
   process.exit(1);
