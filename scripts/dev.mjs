@@ -18,9 +18,8 @@ process.chdir(root);
 function installIfNeeded() {
   const marker = "node_modules/.package-lock.json";
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync("package-lock.json").mtimeMs) return;
-  console.log("installing dependencies (npm install)…");
-  // Not `npm ci`: see .ci/run.
-  execFileSync("npm", ["install", "--no-audit", "--no-fund"], { stdio: "inherit" });
+  console.log("installing dependencies (npm ci)…");
+  execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
 }
 
 async function ensureDatabase(url) {
