@@ -10,6 +10,7 @@ import { createJwtVerifier } from "./auth/jwt-verifier.js";
 import type { CampaignClient, CredentialClient, DeviceClient } from "./backends.js";
 import type { Config } from "./config.js";
 import { registerAuth } from "./plugins/auth.js";
+import { registerTracing } from "./plugins/tracing.js";
 import { registerBodyParser } from "./plugins/body-parser.js";
 import { registerErrorHandling } from "./plugins/error-handling.js";
 import { createGatewayMetrics, registerMetrics } from "./plugins/metrics.js";
@@ -99,6 +100,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, packageJson.version, config);
   registerMetrics(app, metrics);
+  registerTracing(app);
   registerHealthRoutes(app, readinessCheck(opts));
 
   const apiKeys = new ApiKeyVerifier(verifyWith(opts.credential, config.rateLimitPerMinute), config.authCacheMs, {

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { runService, type ServiceRole } from "@herald/runtime";
+// Only the telemetry module is imported statically: it must start before the role's
+// modules (and the PostgreSQL, Redis and HTTP libraries they load) are imported.
+import { startTelemetry } from "@herald/runtime/telemetry";
 import { isRoleName, ROLE_NAMES, ROLES } from "./roles.js";
 
 // `herald <role>`: one entry for every process, so that one image (and one chart
@@ -15,7 +17,10 @@ if (name === "--help" || name === "-h") {
   );
   process.exit(2);
 } else {
-  const { role } = await ROLES[name]();
+  const telemetry = startTelemetry(name);
+  const [{ runService }, { role }] = await Promise.all([import("@herald/runtime"), ROLES[name]()]);
   // Each role carries its own config type; runService only needs the shared part.
-  await runService(role as ServiceRole<{ logLevel: string }>);
+  await runService(role as import("@herald/runtime").ServiceRole<{ logLevel: string }>, {
+    onStop: telemetry.shutdown,
+  });
 }

@@ -15,3 +15,4 @@ export * from "./iso-639-1.js";
 export * from "./closers.js";
 export * from "./run-service.js";
 export * from "./readiness.js";
+export * from "./tracing.js";

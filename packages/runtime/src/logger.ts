@@ -1,3 +1,4 @@
+import { trace } from "@opentelemetry/api";
 import { pino, type Logger, type DestinationStream } from "pino";
 
 export type { Logger };
@@ -43,9 +44,18 @@ export function createLogger(service: string, level: string, destination?: Desti
       redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      mixin: traceIds,
     },
     destination,
   );
+}
+
+/** trace_id and span_id of the active span, so that a log line leads to its trace. */
+function traceIds(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return traceFlags & 1 ? { trace_id: traceId, span_id: spanId } : {};
 }
 
 /** The first characters of a secret-like value, enough to tell two apart in a log line. */

@@ -36,3 +36,4 @@ export async function ensureStream(
   }
   return jsm;
 }
+export { headers as natsHeaders } from "@nats-io/transport-node";

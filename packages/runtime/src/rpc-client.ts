@@ -1,6 +1,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { tracingClientInterceptor } from "./tracing.js";
 
 export interface RpcClient<S extends DescService> {
   client: Client<S>;
@@ -20,7 +21,7 @@ export function createRpcClient<S extends DescService>(
   const transport = createGrpcTransport({
     baseUrl,
     sessionManager,
-    interceptors: opts.interceptors ?? [],
+    interceptors: [tracingClientInterceptor(), ...(opts.interceptors ?? [])],
     defaultTimeoutMs: opts.timeoutMs ?? 10_000,
   });
   return { client: createClient(service, transport), close: () => sessionManager.abort() };

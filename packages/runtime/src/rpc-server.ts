@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { ConnectError, Code, createConnectRouter, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
+import { tracingServerInterceptor } from "./tracing.js";
 
 export interface RpcServer {
   port: number;
@@ -34,7 +35,11 @@ export async function startRpcServer(opts: {
   interceptors?: Interceptor[];
 }): Promise<RpcServer> {
   const server = http2.createServer(
-    rpcHandler(opts.routes, [errorInterceptor(opts.log), ...(opts.interceptors ?? [])], opts.log),
+    rpcHandler(
+      opts.routes,
+      [tracingServerInterceptor(), errorInterceptor(opts.log), ...(opts.interceptors ?? [])],
+      opts.log,
+    ),
   );
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (s) => {

@@ -26,8 +26,12 @@ export interface ServiceRole<C extends { logLevel: string }> {
  */
 export async function runService<C extends { logLevel: string }>(
   role: ServiceRole<C>,
-  env: NodeJS.ProcessEnv = process.env,
+  opts: {
+    env?: NodeJS.ProcessEnv /** Runs after the role has stopped (e.g. flushing spans). */;
+    onStop?: () => Promise<void>;
+  } = {},
 ): Promise<void> {
+  const env = opts.env ?? process.env;
   let config: C;
   try {
     config = role.readConfig(env);
@@ -40,7 +44,8 @@ export async function runService<C extends { logLevel: string }>(
   const log = createLogger(role.name, config.logLevel);
   try {
     const running = await role.start(config, { log });
-    handleShutdown(log, [() => running.close()]);
+    // Closers run in reverse: the role stops first, then onStop.
+    handleShutdown(log, [...(opts.onStop ? [opts.onStop] : []), () => running.close()]);
     log.info({ port: running.port, adminPort: running.adminPort }, `${role.name} started`);
   } catch (err) {
     log.fatal({ err }, `${role.name} failed to start`);

@@ -10,6 +10,7 @@ import {
   type Outcome,
   type RenderedPayload,
 } from "@herald/proto/delivery";
+import { ATTR, context, SpanKind, SpanStatusCode, trace, tracer } from "@herald/runtime";
 import type { CredentialsCache } from "./credentials-cache.js";
 import type { Limiter } from "./limiter.js";
 import type { Provider, SendResult } from "./provider.js";
@@ -117,7 +118,7 @@ export class BatchProcessor<C> {
     const started = this.now();
     for (let attempt = 1; ; attempt++) {
       signal.throwIfAborted();
-      const result = await this.attempt(batch, target, payload, credentials, signal);
+      const result = await this.attempt(batch, target, payload, credentials, signal, attempt);
       switch (result.kind) {
         case "delivered":
           return { outcome: outcome(target.deviceId, OutcomeKind.DELIVERED, "", attempt) };
@@ -140,6 +141,7 @@ export class BatchProcessor<C> {
             const kind = result.throttled ? OutcomeKind.THROTTLED : OutcomeKind.FAILED;
             return { outcome: outcome(target.deviceId, kind, result.reason, attempt) };
           }
+          trace.getActiveSpan()?.addEvent("retry", { "herald.attempt": attempt, "herald.retry.delay_ms": delay });
           await this.sleep(delay, signal);
         }
       }
@@ -152,12 +154,25 @@ export class BatchProcessor<C> {
     payload: RenderedPayload,
     credentials: C,
     signal: AbortSignal,
+    attempt: number,
   ): Promise<SendResult> {
     await this.deps.sendLimiter.acquire();
     const t0 = this.now();
     let result: SendResult;
+    // One client span per provider request; the provider adds the HTTP status to it.
+    const span = tracer.startSpan(`${this.deps.provider.platform} send`, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [ATTR.platform]: this.deps.provider.platform,
+        [ATTR.campaignId]: batch.campaignId,
+        [ATTR.appId]: batch.appId,
+        "herald.attempt": attempt,
+      },
+    });
     try {
-      result = await this.deps.provider.send(target, { batch, payload, credentials, signal });
+      result = await context.with(trace.setSpan(context.active(), span), () =>
+        this.deps.provider.send(target, { batch, payload, credentials, signal }),
+      );
     } catch (err) {
       signal.throwIfAborted();
       // Network trouble (reset, timeout, refused): transient by nature.
@@ -166,6 +181,12 @@ export class BatchProcessor<C> {
     } finally {
       this.deps.sendLimiter.release();
     }
+    span.setAttribute("herald.result", result.kind);
+    if (result.kind !== "delivered") span.setAttribute("herald.reason", result.reason);
+    if (result.kind !== "delivered" && result.kind !== "retry") span.setStatus({ code: SpanStatusCode.ERROR });
+    if (result.kind === "retry" && result.retryAfterMs !== undefined)
+      span.setAttribute("herald.retry_after_ms", result.retryAfterMs);
+    span.end();
     this.deps.onResult?.(result, this.now() - t0);
     return result;
   }

@@ -8,10 +8,19 @@ import {
   type DeliveryBatch,
 } from "@herald/proto/delivery";
 import {
+  ATTR,
+  context,
+  contextFromHeaders,
   deliveryStreamConfig,
   ensureStream,
   eventsStreamConfig,
+  failSpan,
+  natsHeaders,
   outcomesStreamConfig,
+  SpanKind,
+  trace,
+  tracedPublish,
+  tracer,
   type Logger,
   type NatsConnection,
   type PlatformSubject,
@@ -79,6 +88,16 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
     inflight.set(m, abort);
     const heartbeat = setInterval(() => m.working(), Math.max(1_000, ackWaitMs / 3));
     const t0 = Date.now();
+    // The consumer span continues the producer's trace (the campaign's fan-out).
+    const span = tracer.startSpan(
+      `process delivery.${platform}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: { "messaging.system": "nats", "messaging.destination.name": m.subject, [ATTR.platform]: platform },
+      },
+      contextFromHeaders(m.headers),
+    );
+    const spanContext = trace.setSpan(context.active(), span);
     try {
       let batch: DeliveryBatch;
       try {
@@ -89,11 +108,28 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
         m.term();
         return;
       }
-      const result = await opts.processor.process(batch, abort.signal);
-      await Promise.all(
-        result.invalidations.map((inv) =>
-          js.publish(names.deviceInvalidated, toBinary(DeviceInvalidatedSchema, inv), {
-            msgID: `inv.${inv.deviceId}.${batch.campaignId}`,
+      span.setAttributes({
+        [ATTR.campaignId]: batch.campaignId,
+        [ATTR.appId]: batch.appId,
+        [ATTR.batchSize]: batch.targets.length,
+        [ATTR.batchSequence]: Number(batch.sequence),
+      });
+      const result = await context.with(spanContext, () => opts.processor.process(batch, abort.signal));
+      await context.with(spanContext, () =>
+        Promise.all(
+          result.invalidations.map((inv) => {
+            const headers = natsHeaders();
+            return tracedPublish(
+              "device.invalidated",
+              names.deviceInvalidated,
+              { [ATTR.appId]: inv.appId },
+              headers,
+              () =>
+                js.publish(names.deviceInvalidated, toBinary(DeviceInvalidatedSchema, inv), {
+                  msgID: `inv.${inv.deviceId}.${batch.campaignId}`,
+                  headers,
+                }),
+            );
           }),
         ),
       );
@@ -103,16 +139,29 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
         platform: batch.platform,
         outcomes: result.outcomes,
       });
-      await js.publish(names.outcome(batch.campaignId), toBinary(OutcomeBatchSchema, outcomes), {
-        msgID: `${batch.campaignId}.${platform}.${batch.sequence}`,
-      });
+      const headers = natsHeaders();
+      await context.with(spanContext, () =>
+        tracedPublish(
+          "outcome",
+          names.outcome(batch.campaignId),
+          { [ATTR.campaignId]: batch.campaignId, [ATTR.batchSize]: outcomes.outcomes.length },
+          headers,
+          () =>
+            js.publish(names.outcome(batch.campaignId), toBinary(OutcomeBatchSchema, outcomes), {
+              msgID: `${batch.campaignId}.${platform}.${batch.sequence}`,
+              headers,
+            }),
+        ),
+      );
       m.ack();
       opts.onBatch?.(batch, Date.now() - t0);
     } catch (err) {
       if (abort.signal.aborted) log.info({ seq: m.seq }, "batch handed back on shutdown");
       else log.warn({ err, seq: m.seq }, "batch failed; redelivering later");
       m.nak(abort.signal.aborted ? 0 : NAK_DELAY_MS);
+      failSpan(span, err);
     } finally {
+      span.end();
       clearInterval(heartbeat);
       inflight.delete(m);
       slots.release();

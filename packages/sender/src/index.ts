@@ -8,3 +8,4 @@ export * from "./sender-config.js";
 export * from "./sender-metrics.js";
 export * from "./start-sender.js";
 export * from "./platform.js";
+export * from "./provider-span.js";

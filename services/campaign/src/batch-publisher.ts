@@ -1,7 +1,7 @@
 import { toBinary } from "@bufbuild/protobuf";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { DeliveryBatchSchema, type DeliveryBatch } from "@herald/proto/delivery";
-import type { StreamNames } from "@herald/runtime";
+import { ATTR, natsHeaders, tracedPublish, type StreamNames } from "@herald/runtime";
 import { batchMsgId } from "./batch-builder.js";
 import type { PlatformName } from "./campaign.js";
 
@@ -24,10 +24,22 @@ export class JetStreamBatchPublisher implements BatchPublisher {
   ) {}
 
   async publish(platform: PlatformName, batch: DeliveryBatch): Promise<PublishResult> {
-    const ack = await this.js.publish(this.names.delivery(platform), toBinary(DeliveryBatchSchema, batch), {
-      msgID: batchMsgId(batch.campaignId, Number(batch.sequence)),
-      timeout: PUBLISH_TIMEOUT_MS,
-    });
+    const subject = this.names.delivery(platform);
+    const headers = natsHeaders();
+    const attributes = {
+      [ATTR.campaignId]: batch.campaignId,
+      [ATTR.appId]: batch.appId,
+      [ATTR.platform]: platform,
+      [ATTR.batchSize]: batch.targets.length,
+      [ATTR.batchSequence]: Number(batch.sequence),
+    };
+    const ack = await tracedPublish(`delivery.${platform}`, subject, attributes, headers, () =>
+      this.js.publish(subject, toBinary(DeliveryBatchSchema, batch), {
+        msgID: batchMsgId(batch.campaignId, Number(batch.sequence)),
+        timeout: PUBLISH_TIMEOUT_MS,
+        headers,
+      }),
+    );
     return { duplicate: ack.duplicate };
   }
 }

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Logger } from "@herald/runtime";
+import { ATTR, inSpan, ROOT_CONTEXT, trace, traceContextFrom, type Logger } from "@herald/runtime";
 import type { AudienceDevice, AudienceSource } from "./audience-source.js";
 import { buildDeliveryBatch } from "./batch-builder.js";
 import type { BatchPublisher } from "./batch-publisher.js";
@@ -53,8 +53,25 @@ export class FanoutRunner {
       Math.max(100, Math.floor(leaseMs / 3)),
     );
     let result: RunResult;
+    // A send's fan-out continues the trace of the POST that created it; a scheduled one
+    // fires later in a trace of its own that links to it.
+    const creator = traceContextFrom(job.traceContext);
+    const creatorSpan = trace.getSpanContext(creator);
     try {
-      result = await this.fanOut(job, shutdown, lease.signal);
+      result = await inSpan(
+        job.scheduled ? "fan-out scheduled campaign" : "fan-out campaign",
+        {
+          attributes: { [ATTR.campaignId]: job.id, [ATTR.appId]: job.appId },
+          ...(job.scheduled
+            ? { parent: ROOT_CONTEXT, links: creatorSpan ? [{ context: creatorSpan }] : [] }
+            : { parent: creator }),
+        },
+        async (span) => {
+          const r = await this.fanOut(job, shutdown, lease.signal);
+          span.setAttribute("herald.fanout.result", r);
+          return r;
+        },
+      );
     } finally {
       clearInterval(heartbeat);
     }

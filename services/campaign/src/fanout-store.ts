@@ -26,6 +26,10 @@ export interface FanoutJob {
   platform: PlatformName;
   cursor: string | undefined;
   pending: PendingBatch | undefined;
+  /** Trace context of the request that created the campaign (W3C), if it was traced. */
+  traceContext: string | undefined;
+  /** Created for later: its firing starts a trace of its own, linked to the creating request's. */
+  scheduled: boolean;
 }
 
 /** Another replica took the campaign over (our lease expired): stop touching it. */
@@ -64,6 +68,8 @@ function toJob(row: FanoutRow): FanoutJob {
     platform: row.fanout_platform,
     cursor: row.fanout_cursor ?? undefined,
     pending: row.pending_batch ?? undefined,
+    traceContext: row.trace_context ?? undefined,
+    scheduled: row.scheduled_at !== null,
   };
 }
 

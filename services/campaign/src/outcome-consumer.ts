@@ -8,7 +8,16 @@ import {
   type JsMsg,
 } from "@nats-io/jetstream";
 import { OutcomeBatchSchema, OutcomeKind } from "@herald/proto/delivery";
-import type { Logger, NatsConnection, StreamNames } from "@herald/runtime";
+import {
+  ATTR,
+  inSpan,
+  linkFromHeaders,
+  ROOT_CONTEXT,
+  SpanKind,
+  type Logger,
+  type NatsConnection,
+  type StreamNames,
+} from "@herald/runtime";
 import type { CampaignMetrics } from "./metrics.js";
 import { OUTCOME_KINDS, type OutcomeKindName, type OutcomeRecord, type OutcomeStore } from "./outcome-store.js";
 import { isUuid } from "./request-checks.js";
@@ -95,7 +104,19 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
       } finally {
         current = undefined;
       }
-      if (messages.length > 0) await record(messages);
+      if (messages.length === 0) continue;
+      // One consumer span per group of messages, linked to the trace of each (its sender's batch).
+      const links = messages.flatMap((m) => linkFromHeaders(m.headers) ?? []);
+      await inSpan(
+        "process outcome",
+        {
+          kind: SpanKind.CONSUMER,
+          parent: ROOT_CONTEXT,
+          links,
+          attributes: { "messaging.system": "nats", [ATTR.batchSize]: messages.length },
+        },
+        () => record(messages),
+      );
     }
   })();
 

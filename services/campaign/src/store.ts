@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { inTransaction, type Pool } from "@herald/runtime";
+import { currentTraceContext, inTransaction, type Pool } from "@herald/runtime";
 import type { CampaignRecord, CampaignStatusName, Contents, NewCampaign, Target } from "./campaign.js";
 
 export interface IdempotencyKey {
@@ -50,6 +50,7 @@ export interface CampaignRow {
   collapse_id: string | null;
   image_url: string | null;
   scheduled_at: Date | null;
+  trace_context: string | null;
   audience_size: string;
   sent: string;
   delivered: string;
@@ -135,8 +136,8 @@ export class PgCampaignStore implements CampaignStore {
       }
       const { rows } = await client.query<CampaignRow>(
         `INSERT INTO campaigns (id, app_id, name, status, contents, data_json, target_kind, external_ids, segment_id,
-                                ttl_seconds, priority, collapse_id, image_url, scheduled_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                                ttl_seconds, priority, collapse_id, image_url, scheduled_at, trace_context)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
          RETURNING *`,
         [
           id,
@@ -153,6 +154,8 @@ export class PgCampaignStore implements CampaignStore {
           c.options.collapseId ?? null,
           c.options.imageUrl ?? null,
           c.scheduledAt ?? null,
+          // The creating request's trace (the RPC's server span), for the fan-out to continue.
+          currentTraceContext() ?? null,
         ],
       );
       return { campaign: toCampaignRecord(rows[0]!), created: true };

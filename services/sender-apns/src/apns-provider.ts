@@ -2,7 +2,14 @@ import { createPrivateKey, type KeyObject } from "node:crypto";
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
 import type { DeliveryBatch, DeliveryTarget, RenderedPayload } from "@herald/proto/delivery";
 import type { Registry } from "prom-client";
-import { CredentialsError, parseRetryAfter, type Provider, type SendContext, type SendResult } from "@herald/sender";
+import {
+  CredentialsError,
+  parseRetryAfter,
+  recordProviderResponse,
+  type Provider,
+  type SendContext,
+  type SendResult,
+} from "@herald/sender";
 import { buildNotification, isDeviceToken, parseData, type AlertOptions, type BuildResult } from "./apns-payload.js";
 import type { ConnectionPool, PoolResponse } from "./connection-pool.js";
 import { keyIdentity, type ProviderTokens, type SigningKey } from "./provider-token.js";
@@ -92,6 +99,7 @@ export class ApnsProvider implements Provider<ApnsCredentials> {
         ctx.signal,
       );
       const error = parseError(res);
+      recordProviderResponse(poolTarget.origin, res.status, error.reason);
       if (res.status === 403 && error.reason === "ExpiredProviderToken" && !refreshedToken) {
         refreshedToken = true;
         if (this.deps.tokens.expired(key, token.jwt)) continue;

@@ -1,7 +1,14 @@
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
 import type { DeliveryBatch, DeliveryTarget } from "@herald/proto/delivery";
 import type { Logger } from "@herald/runtime";
-import { abortableSleep, CredentialsError, type Provider, type SendContext, type SendResult } from "@herald/sender";
+import {
+  abortableSleep,
+  CredentialsError,
+  recordProviderResponse,
+  type Provider,
+  type SendContext,
+  type SendResult,
+} from "@herald/sender";
 import { classify, type FcmResponse } from "./fcm-errors.js";
 import {
   fcmData,
@@ -89,6 +96,11 @@ export class FcmProvider implements Provider<FcmAccount> {
       signal,
     );
     const c = classify(res, this.now());
+    recordProviderResponse(
+      account.sendUrl.origin,
+      res.status,
+      c.result.kind === "delivered" ? undefined : c.result.reason,
+    );
     if (c.staleToken) this.deps.tokens.invalidate(account, token);
     if (c.slowDownMs) {
       const until = this.now() + c.slowDownMs;

@@ -2,7 +2,14 @@ import { createHash } from "node:crypto";
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
 import type { DeliveryBatch, DeliveryTarget } from "@herald/proto/delivery";
 import { checkEndpointUrl, type EndpointPolicy } from "@herald/runtime";
-import { CredentialsError, parseRetryAfter, type Provider, type SendContext, type SendResult } from "@herald/sender";
+import {
+  CredentialsError,
+  parseRetryAfter,
+  recordProviderResponse,
+  type Provider,
+  type SendContext,
+  type SendResult,
+} from "@herald/sender";
 import { encrypt, PayloadTooLargeError } from "./ece.js";
 import type { PushTransport, PushResponse } from "./push-transport.js";
 import type { VapidKeys, VapidSigner } from "./vapid.js";
@@ -75,7 +82,9 @@ export class WebPushProvider implements Provider<VapidKeys> {
         return { kind: "failed", reason: `EndpointRefused: ${(err as Error).message}` };
       throw err;
     }
-    return classify(res);
+    const result = classify(res);
+    recordProviderResponse(sub.endpoint.origin, res.status, result.kind === "delivered" ? undefined : result.reason);
+    return result;
   }
 
   close(): Promise<void> {

@@ -1,0 +1,254 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { SimAdminClient } from "@herald/provider-sim/admin-client";
+import { makeApnsKey, makeServiceAccount } from "../support/credential-fixtures.js";
+import { bulkKey, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
+import { restClient, startStack, type Stack } from "../support/stack.js";
+
+// One trace from the REST call to every provider request, exported over OTLP/HTTP to a
+// receiver in the test: half the processes speak http/json, the other half
+// http/protobuf, so both encodings are exercised.
+
+const SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
+const PER_PLATFORM = 3;
+
+let receiver: OtlpReceiver;
+let stack: Stack;
+let api: Rest;
+let sim: SimAdminClient;
+let appId: string;
+const secrets: string[] = [];
+
+const traceparent = () => {
+  const traceId = randomBytes(16).toString("hex");
+  const parentId = randomBytes(8).toString("hex");
+  return { traceId, parentId, header: `00-${traceId}-${parentId}-01` };
+};
+
+async function spansUntil(check: (spans: ReceivedSpan[]) => boolean, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check(receiver.spans)) {
+    if (Date.now() > deadline) {
+      const names = [...new Set(receiver.spans.map((s) => `${s.service}:${s.name}`))].join(", ");
+      throw new Error(`timed out waiting for ${what}; spans so far: ${names}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return receiver.spans;
+}
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  const otel = (protocol: string) => ({
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_BSP_SCHEDULE_DELAY: "200",
+  });
+  stack = await startStack(inject("infra"), {
+    env: { LOG_LEVEL: "info", ...otel("http/protobuf") },
+    envFor: {
+      gateway: otel("http/json"),
+      campaign: otel("http/json"),
+      "sender-webpush": otel("http/json"),
+      // The simulator is not Herald: it is not traced.
+      "provider-sim": { OTEL_SDK_DISABLED: "true" },
+    },
+  });
+  secrets.push(stack.apiKey);
+  sim = new SimAdminClient(stack.simAdminUrl);
+  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
+  const bundle = "com.example.traced";
+  const app = await boot("POST", "/v1/apps", { name: "Traced", platform: "ios", bundle_id: bundle });
+  expect(app.status, app.text).toBe(201);
+  appId = app.body.id;
+  const key = await bulkKey(boot, appId);
+  secrets.push(key);
+  api = restClient(stack.gatewayUrls[0]!, key);
+  const apns = makeApnsKey();
+  const sa = makeServiceAccount({ projectId: "herald-traced", tokenUri: "https://oauth2.googleapis.com/token" });
+  secrets.push(apns.p8.split("\n")[1]!, sa.privateKeyPem.split("\n")[1]!);
+  await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
+  await sim.registerFcmServiceAccount({
+    project_id: sa.projectId,
+    client_email: sa.clientEmail,
+    private_key: sa.privateKeyPem,
+  });
+  const configure = async (body: Record<string, unknown>) => {
+    const res = await api("POST", `/v1/apps/${appId}/platform-config`, body);
+    expect(res.status, res.text).toBe(200);
+    return res.body;
+  };
+  await configure({
+    platform: "ios",
+    apns_p8_key: apns.p8,
+    apns_key_id: apns.keyId,
+    apns_team_id: apns.teamId,
+    apns_topic: bundle,
+    apns_environment: "production",
+  });
+  await configure({ platform: "android", fcm_service_account: JSON.parse(sa.json) });
+  const web = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
+  const ios = await sim.createApnsDevices(bundle, PER_PLATFORM);
+  const android = await sim.createFcmDevices(sa.projectId, PER_PLATFORM);
+  const subs = await sim.createWebPushSubscriptions(web.vapid_public_key, PER_PLATFORM);
+  for (const s of subs) {
+    const url = new URL(s.subscription.endpoint);
+    secrets.push(url.pathname, s.subscription.keys.p256dh, s.subscription.keys.auth);
+  }
+  secrets.push(...ios, ...android);
+  const devices = [
+    ...ios.map((t) => ({ platform: "ios", push_token: t })),
+    ...android.map((t) => ({ platform: "android", push_token: t })),
+    ...subs.map((s) => ({ platform: "web", push_token: JSON.stringify(s.subscription) })),
+  ];
+  await mapLimit(devices, 8, async (d) => {
+    const res = await api("POST", "/v1/devices/register", { app_id: appId, ...d });
+    expect(res.status, res.text).toBe(200);
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await receiver?.close();
+});
+
+describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
+  it("turns one send with an incoming traceparent into one trace from the gateway to each provider request", async () => {
+    const tp = traceparent();
+    const res = await api(
+      "POST",
+      "/v1/push/send",
+      { app_id: appId, name: "traced", contents: { en: { title: "Traced", body: "end to end" } } },
+      { traceparent: tp.header },
+    );
+    expect(res.status, res.text).toBe(201);
+    const campaignId = res.body.id as string;
+    await waitForCampaign(api, campaignId, ["completed"], 60_000);
+
+    const inTrace = (spans: ReceivedSpan[]) => spans.filter((s) => s.traceId === tp.traceId);
+    const providerSpans = (spans: ReceivedSpan[]) =>
+      inTrace(spans).filter((s) => s.kind === SPAN_KIND.client && s.name.endsWith(" send"));
+    await spansUntil((s) => providerSpans(s).length >= 3 * PER_PLATFORM, "a provider span per device");
+    // The outcome consumers and their links come right after.
+    await spansUntil(
+      (s) => s.some((x) => x.name.startsWith("process ") && x.links.some((l) => l.traceId === tp.traceId)),
+      "an outcome consumer span linked to the trace",
+    );
+    const trace = inTrace(receiver.spans);
+    const census = new Map<string, number>();
+    for (const s of trace) census.set(`${s.service} ${s.name}`, (census.get(`${s.service} ${s.name}`) ?? 0) + 1);
+    console.log(
+      `one send, ${trace.length} spans in its trace:\n${[...census].map(([k, n]) => `  ${n} × ${k}`).join("\n")}`,
+    );
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+
+    // The gateway's server span continues the incoming context, named after the route.
+    const server = trace.find((s) => s.service === "herald-gateway" && s.kind === SPAN_KIND.server);
+    expect(server?.name).toBe("POST /v1/push/send");
+    expect(server?.parentSpanId).toBe(tp.parentId);
+    expect(server?.attributes["http.route"]).toBe("/v1/push/send");
+    // Every parent resolves inside the trace, except the caller's own span.
+    for (const s of trace) {
+      if (s.parentSpanId === tp.parentId) continue;
+      expect(byId.has(s.parentSpanId), `${s.service}:${s.name} has an unknown parent`).toBe(true);
+    }
+    const services = new Set(trace.map((s) => s.service));
+    for (const name of [
+      "herald-gateway",
+      "herald-campaign",
+      "herald-device-registry",
+      "herald-credential",
+      "herald-sender-apns",
+      "herald-sender-fcm",
+      "herald-sender-webpush",
+    ]) {
+      expect(services, name).toContain(name);
+    }
+    // Connect RPCs, client and server side.
+    expect(
+      trace.some(
+        (s) => s.service === "herald-campaign" && s.kind === SPAN_KIND.server && s.name.endsWith("/CreateCampaign"),
+      ),
+    ).toBe(true);
+    expect(
+      trace.some(
+        (s) =>
+          s.service === "herald-gateway" && s.kind === SPAN_KIND.client && s.attributes["rpc.system"] === "connect_rpc",
+      ),
+    ).toBe(true);
+    // The fan-out continues the trace, with the campaign on it.
+    const fanout = trace.find((s) => s.name === "fan-out campaign");
+    expect(fanout?.attributes["herald.campaign.id"]).toBe(campaignId);
+    expect(fanout?.attributes["herald.app.id"]).toBe(appId);
+    // The JetStream hop: a producer span per batch, and the sender's consumer span its child.
+    const producers = trace.filter((s) => s.kind === SPAN_KIND.producer && s.name.includes("delivery."));
+    const consumers = trace.filter((s) => s.kind === SPAN_KIND.consumer && s.name.includes("delivery."));
+    expect(producers.length).toBeGreaterThanOrEqual(3);
+    expect(consumers.length).toBe(producers.length);
+    for (const c of consumers) expect(byId.get(c.parentSpanId)?.kind).toBe(SPAN_KIND.producer);
+    // One provider request span per device, each under its batch's consumer span.
+    const providers = providerSpans(receiver.spans);
+    expect(providers).toHaveLength(3 * PER_PLATFORM);
+    for (const p of providers) {
+      expect(byId.get(p.parentSpanId)?.kind).toBe(SPAN_KIND.consumer);
+      expect(p.attributes["herald.campaign.id"]).toBe(campaignId);
+      expect(p.attributes["http.response.status_code"]).toBeGreaterThanOrEqual(200);
+      expect(p.attributes["herald.attempt"]).toBe(1);
+      expect(typeof p.attributes["server.address"]).toBe("string");
+    }
+    expect(new Set(providers.map((p) => p.attributes["herald.platform"]))).toEqual(new Set(["ios", "android", "web"]));
+    // Database and Redis calls are traced too.
+    expect(
+      trace.some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql"),
+    ).toBe(true);
+    expect(receiver.requests["application/json"]).toBeGreaterThan(0);
+    expect(receiver.requests["application/x-protobuf"]).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("links the firing of a scheduled campaign to the request that created it", async () => {
+    const tp = traceparent();
+    const at = new Date(Date.now() + 2_000).toISOString();
+    const res = await api(
+      "POST",
+      "/v1/push/send",
+      { app_id: appId, name: "scheduled", scheduled_at: at, contents: { en: { title: "Later" } } },
+      { traceparent: tp.header },
+    );
+    expect(res.status, res.text).toBe(201);
+    await waitForCampaign(api, res.body.id, ["completed"], 60_000);
+    const spans = await spansUntil(
+      (s) =>
+        s.some((x) => x.name === "fan-out scheduled campaign" && x.attributes["herald.campaign.id"] === res.body.id),
+      "the scheduled fan-out span",
+    );
+    const firing = spans.find(
+      (x) => x.name === "fan-out scheduled campaign" && x.attributes["herald.campaign.id"] === res.body.id,
+    )!;
+    expect(firing.traceId).not.toBe(tp.traceId);
+    expect(firing.links.map((l) => l.traceId)).toContain(tp.traceId);
+    const creator = spans.find(
+      (s) => s.traceId === tp.traceId && s.service === "herald-campaign" && s.kind === SPAN_KIND.server,
+    );
+    expect(creator, "the creating RPC's span").toBeDefined();
+    expect(firing.links.find((l) => l.traceId === tp.traceId)?.spanId).toBe(creator!.spanId);
+  }, 120_000);
+
+  it("puts no push token, endpoint, key or secret in any attribute of any span", () => {
+    expect(receiver.spans.length).toBeGreaterThan(50);
+    const leaks: string[] = [];
+    for (const s of receiver.spans) {
+      const values = [
+        s.name,
+        ...Object.values(s.attributes).map(String),
+        ...s.events.flatMap((e) => Object.values(e.attributes).map(String)),
+      ];
+      for (const v of values) {
+        for (const secret of secrets)
+          if (secret.length >= 8 && v.includes(secret)) leaks.push(`${s.service}:${s.name}`);
+        if (/\/wp\/|\/3\/device\/|Bearer |hk_live_/.test(v)) leaks.push(`${s.service}:${s.name}: ${v.slice(0, 40)}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+});
