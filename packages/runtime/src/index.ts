@@ -16,3 +16,4 @@ export * from "./closers.js";
 export * from "./run-service.js";
 export * from "./readiness.js";
 export * from "./tracing.js";
+export * from "./backlog-metrics.js";

@@ -13,7 +13,7 @@ import {
 import { ATTR, context, SpanKind, SpanStatusCode, trace, tracer } from "@herald/runtime";
 import type { CredentialsCache } from "./credentials-cache.js";
 import type { Limiter } from "./limiter.js";
-import type { Provider, SendResult } from "./provider.js";
+import type { Provider, SendContext, SendResult } from "./provider.js";
 import { nextDelay, type RetryPolicy } from "./retry-policy.js";
 
 export interface BatchResult {
@@ -32,7 +32,8 @@ export interface BatchProcessorDeps<C> {
   policy: RetryPolicy;
   /** Bounds concurrent sends across every batch of the process. */
   sendLimiter: Limiter;
-  onResult?: (result: SendResult, elapsedMs: number) => void;
+  /** Each attempt's result, duration and HTTP status (undefined when no answer came). */
+  onResult?: (result: SendResult, elapsedMs: number, status: number | undefined) => void;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
   now?: () => number;
@@ -159,6 +160,7 @@ export class BatchProcessor<C> {
     await this.deps.sendLimiter.acquire();
     const t0 = this.now();
     let result: SendResult;
+    const sendCtx: SendContext<C> = { batch, payload, credentials, signal };
     // One client span per provider request; the provider adds the HTTP status to it.
     const span = tracer.startSpan(`${this.deps.provider.platform} send`, {
       kind: SpanKind.CLIENT,
@@ -171,7 +173,7 @@ export class BatchProcessor<C> {
     });
     try {
       result = await context.with(trace.setSpan(context.active(), span), () =>
-        this.deps.provider.send(target, { batch, payload, credentials, signal }),
+        this.deps.provider.send(target, sendCtx),
       );
     } catch (err) {
       signal.throwIfAborted();
@@ -187,7 +189,7 @@ export class BatchProcessor<C> {
     if (result.kind === "retry" && result.retryAfterMs !== undefined)
       span.setAttribute("herald.retry_after_ms", result.retryAfterMs);
     span.end();
-    this.deps.onResult?.(result, this.now() - t0);
+    this.deps.onResult?.(result, this.now() - t0, sendCtx.response?.status);
     return result;
   }
 }

@@ -6,6 +6,7 @@ import {
   DeviceInvalidatedSchema,
   OutcomeBatchSchema,
   type DeliveryBatch,
+  type Outcome,
 } from "@herald/proto/delivery";
 import {
   ATTR,
@@ -41,7 +42,8 @@ export interface DeliveryConsumerOptions {
   ackWaitMs?: number;
   /** On stop, how long in-flight batches may take before they are handed back. */
   drainMs?: number;
-  onBatch?: (batch: DeliveryBatch, ms: number) => void;
+  /** After a batch is acked: its duration and the final outcome of each device. */
+  onBatch?: (batch: DeliveryBatch, ms: number, outcomes: Outcome[]) => void;
 }
 
 export interface DeliveryConsumer {
@@ -154,7 +156,7 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
         ),
       );
       m.ack();
-      opts.onBatch?.(batch, Date.now() - t0);
+      opts.onBatch?.(batch, Date.now() - t0, result.outcomes);
     } catch (err) {
       if (abort.signal.aborted) log.info({ seq: m.seq }, "batch handed back on shutdown");
       else log.warn({ err, seq: m.seq }, "batch failed; redelivering later");

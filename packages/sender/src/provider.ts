@@ -18,6 +18,8 @@ export interface SendContext<C> {
   payload: RenderedPayload;
   credentials: C;
   signal: AbortSignal;
+  /** Set by the provider (recordProviderResponse) when an answer came: for metrics and the span. */
+  response?: { status: number };
 }
 
 /**

@@ -1,19 +1,34 @@
 import { Counter, Histogram, type Registry } from "prom-client";
 import type { SendResult } from "./provider.js";
 
-/** What a sender reports to Prometheus. */
-export function senderMetrics(registry: Registry, platform: string) {
+/** Which provider a platform's sender talks to, for the provider-facing series. */
+const PROVIDER = { ios: "apns", android: "fcm", web: "webpush" } as const;
+
+/** "2xx", "4xx", … from an HTTP status; "network" when no answer came. */
+export function statusClass(status: number | undefined): string {
+  return status === undefined ? "network" : `${Math.floor(status / 100)}xx`;
+}
+
+/** What a sender reports to Prometheus. Labels are bounded: platform, provider, result, status class. */
+export function senderMetrics(registry: Registry, platform: keyof typeof PROVIDER) {
+  const provider = PROVIDER[platform];
   const attempts = new Counter({
     name: "herald_sender_attempts_total",
-    help: "Send attempts by result",
+    help: "Send attempts by result (delivered, bounced, failed, retry, throttled: a retry the provider asked for by rate-limiting)",
     labelNames: ["platform", "result"],
     registers: [registry],
   });
   const latency = new Histogram({
-    name: "herald_sender_attempt_seconds",
-    help: "Duration of one send attempt",
-    labelNames: ["platform"],
+    name: "herald_provider_request_duration_seconds",
+    help: "Duration of one request to a push provider, by provider and HTTP status class",
+    labelNames: ["provider", "status"],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: "herald_deliveries_total",
+    help: "Devices whose delivery ended, by final outcome (delivered, bounced, failed, throttled)",
+    labelNames: ["platform", "outcome"],
     registers: [registry],
   });
   const batches = new Histogram({
@@ -23,10 +38,14 @@ export function senderMetrics(registry: Registry, platform: string) {
     buckets: [0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120],
     registers: [registry],
   });
+  for (const outcome of ["delivered", "bounced", "failed", "throttled"]) deliveries.inc({ platform, outcome }, 0);
   return {
-    onResult(result: SendResult, ms: number) {
+    onResult(result: SendResult, ms: number, status: number | undefined) {
       attempts.inc({ platform, result: result.kind === "retry" && result.throttled ? "throttled" : result.kind });
-      latency.observe({ platform }, ms / 1000);
+      latency.observe({ provider, status: statusClass(status) }, ms / 1000);
+    },
+    onOutcome(outcome: "delivered" | "bounced" | "failed" | "throttled") {
+      deliveries.inc({ platform, outcome });
     },
     onBatch(ms: number) {
       batches.observe({ platform }, ms / 1000);

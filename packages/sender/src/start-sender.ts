@@ -1,4 +1,5 @@
 import { CredentialService } from "@herald/proto/credential";
+import { OutcomeKind } from "@herald/proto/delivery";
 import { platformFromSubject } from "./platform.js";
 import {
   allReady,
@@ -18,6 +19,13 @@ import { Limiter } from "./limiter.js";
 import type { Provider } from "./provider.js";
 import type { SenderConfig } from "./sender-config.js";
 import { senderMetrics } from "./sender-metrics.js";
+
+const OUTCOME_NAMES: Partial<Record<OutcomeKind, "delivered" | "bounced" | "failed" | "throttled">> = {
+  [OutcomeKind.DELIVERED]: "delivered",
+  [OutcomeKind.BOUNCED]: "bounced",
+  [OutcomeKind.FAILED]: "failed",
+  [OutcomeKind.THROTTLED]: "throttled",
+};
 
 export interface RunningSender {
   adminPort: number;
@@ -67,7 +75,10 @@ export async function startSender<C>(
     concurrentBatches: config.concurrentBatches,
     ackWaitMs: config.ackWaitMs,
     drainMs: config.drainMs,
-    onBatch: (_batch, ms) => metrics.onBatch(ms),
+    onBatch: (_batch, ms, outcomes) => {
+      metrics.onBatch(ms);
+      for (const o of outcomes) metrics.onOutcome(OUTCOME_NAMES[o.kind] ?? "failed");
+    },
   });
   const admin = await startAdminServer({
     port: config.adminPort,

@@ -27,7 +27,7 @@ import type { Config } from "./config.js";
 import { FanoutRunner } from "./fanout-runner.js";
 import { FanoutStore } from "./fanout-store.js";
 import { FanoutWorkers } from "./fanout-workers.js";
-import { createCampaignMetrics } from "./metrics.js";
+import { createCampaignMetrics, registerCampaignGauges } from "./metrics.js";
 import { startOutcomeConsumer } from "./outcome-consumer.js";
 import { OutcomeStore } from "./outcome-store.js";
 import { Scheduler } from "./scheduler.js";
@@ -63,6 +63,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
     const audience = new RegistryAudience(registryClient.client);
     const registry = createMetricsRegistry("campaign");
     const metrics = createCampaignMetrics(registry);
+    registerCampaignGauges(registry, pool, nc, names);
 
     const store = new PgCampaignStore(pool);
     const fanoutStore = new FanoutStore(pool, config.fanoutLeaseMs);

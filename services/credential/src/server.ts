@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { Gauge } from "prom-client";
 import { jetstream } from "@nats-io/jetstream";
 import { CredentialService } from "@herald/proto/credential";
 import {
@@ -15,6 +16,7 @@ import {
   startRpcServer,
   streamNames,
   type Logger,
+  type Pool,
 } from "@herald/runtime";
 import { bootstrap } from "./bootstrap.js";
 import { checkBootstrapKey, type Config } from "./config.js";
@@ -67,7 +69,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     opened.push(() => rpc.close());
     const admin = await startAdminServer({
       port: config.adminPort,
-      registry: createMetricsRegistry("credential"),
+      registry: credentialRegistry(pool),
       ready: allReady(postgresReady(pool), natsReady(nc)),
     });
 
@@ -86,4 +88,40 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     for (const close of opened.reverse()) await close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Default process metrics plus the outbox: events written but not yet in JetStream, and
+ * the age of the oldest (a growing age means the publisher is stuck).
+ */
+function credentialRegistry(pool: Pool) {
+  const registry = createMetricsRegistry("credential");
+  let last: Promise<{ n: number; age: number }> | undefined;
+  // Both gauges read one query per scrape.
+  const read = () => {
+    last ??= pool
+      .query<{ n: string; age: string | null }>(
+        "SELECT count(*) AS n, EXTRACT(EPOCH FROM now() - min(created_at)) AS age FROM outbox",
+      )
+      .then((r) => ({ n: Number(r.rows[0]!.n), age: Number(r.rows[0]!.age ?? 0) }))
+      .finally(() => setTimeout(() => (last = undefined), 1_000).unref());
+    return last;
+  };
+  new Gauge({
+    name: "herald_outbox_pending_events",
+    help: "Events (app.deleted) written to the outbox and not yet published to JetStream",
+    registers: [registry],
+    async collect() {
+      this.set((await read()).n);
+    },
+  });
+  new Gauge({
+    name: "herald_outbox_oldest_pending_seconds",
+    help: "Age of the oldest unpublished outbox event (0 when the outbox is empty)",
+    registers: [registry],
+    async collect() {
+      this.set((await read()).age);
+    },
+  });
+  return registry;
 }

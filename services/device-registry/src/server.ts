@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import {
   connectNats,
   createMetricsRegistry,
+  registerConsumerBacklog,
   createPool,
   migrate,
   Closers,
@@ -48,6 +49,23 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
     const registry = createMetricsRegistry("device-registry");
     const metrics = createDeviceRegistryMetrics(registry);
     const names = streamNames(config.natsNamespace);
+    registerConsumerBacklog(registry, nc, {
+      name: "herald_events_backlog_messages",
+      help: "Domain events (app.deleted, device.invalidated) not yet applied to the registry (pending + ack pending)",
+      labelNames: ["event"],
+      consumers: [
+        {
+          labels: { event: "app.deleted" },
+          stream: names.eventsStream,
+          durable: names.consumer("device-registry-app-deleted"),
+        },
+        {
+          labels: { event: "device.invalidated" },
+          stream: names.eventsStream,
+          durable: names.consumer("device-registry-invalidated"),
+        },
+      ],
+    });
     const appDeleted = await startAppDeletedConsumer({ nc, names, store, segments, log });
     closers.add(() => appDeleted.close());
     const invalidated = await startDeviceInvalidatedConsumer({ nc, names, store, metrics, log });

@@ -99,7 +99,7 @@ export class ApnsProvider implements Provider<ApnsCredentials> {
         ctx.signal,
       );
       const error = parseError(res);
-      recordProviderResponse(poolTarget.origin, res.status, error.reason);
+      recordProviderResponse(ctx, poolTarget.origin, res.status, error.reason);
       if (res.status === 403 && error.reason === "ExpiredProviderToken" && !refreshedToken) {
         refreshedToken = true;
         if (this.deps.tokens.expired(key, token.jwt)) continue;

@@ -97,6 +97,7 @@ export class FcmProvider implements Provider<FcmAccount> {
     );
     const c = classify(res, this.now());
     recordProviderResponse(
+      ctx,
       account.sendUrl.origin,
       res.status,
       c.result.kind === "delivered" ? undefined : c.result.reason,

@@ -83,7 +83,12 @@ export class WebPushProvider implements Provider<VapidKeys> {
       throw err;
     }
     const result = classify(res);
-    recordProviderResponse(sub.endpoint.origin, res.status, result.kind === "delivered" ? undefined : result.reason);
+    recordProviderResponse(
+      ctx,
+      sub.endpoint.origin,
+      res.status,
+      result.kind === "delivered" ? undefined : result.reason,
+    );
     return result;
   }
 

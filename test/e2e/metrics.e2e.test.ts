@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { type CreatedSubscription, SimAdminClient } from "@herald/provider-sim/admin-client";
+import { bulkKey, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { restClient, startStack, type Stack } from "../support/stack.js";
+
+// The Prometheus metrics an operator scales and alerts on, read from /metrics of the
+// real processes as Prometheus would.
+
+const N = 60;
+const GONE = 15;
+const BATCH = 10;
+
+let stack: Stack;
+let api: Rest;
+let sim: SimAdminClient;
+let appId: string;
+let subs: CreatedSubscription[];
+
+/** One series' value from a Prometheus text exposition (0 when absent). */
+async function metric(port: number, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let total = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (want.every((w) => line.includes(w))) total += Number(line.split(" ").pop());
+  }
+  return total;
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  stack = await startStack(inject("infra"), {
+    env: { LOG_LEVEL: "info" },
+    envFor: { campaign: { FANOUT_BATCH_SIZE: String(BATCH) } },
+  });
+  sim = new SimAdminClient(stack.simAdminUrl);
+  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
+  const app = await boot("POST", "/v1/apps", { name: "Metered", platform: "web", bundle_id: "com.example.metered" });
+  expect(app.status, app.text).toBe(201);
+  appId = app.body.id;
+  api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
+  const web = await api("POST", `/v1/apps/${appId}/platform-config`, {
+    platform: "web",
+    vapid_subject: "mailto:ops@example.com",
+  });
+  subs = await sim.createWebPushSubscriptions(web.body.vapid_public_key, N);
+  await mapLimit(subs, 8, async (s) => {
+    const res = await api("POST", "/v1/devices/register", {
+      app_id: appId,
+      platform: "web",
+      push_token: JSON.stringify(s.subscription),
+    });
+    expect(res.status, res.text).toBe(200);
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("metrics", () => {
+  it("moves the delivery counters by exactly the campaign's outcomes", async () => {
+    for (const s of subs.slice(0, GONE)) await sim.markWebPushGone(s.id);
+    const sender = stack.process("sender-webpush").health;
+    const outcomes = ["delivered", "bounced", "failed", "throttled"] as const;
+    const before = Object.fromEntries(
+      await Promise.all(
+        outcomes.map(async (o) => [
+          o,
+          await metric(sender, "herald_deliveries_total", { platform: "web", outcome: o }),
+        ]),
+      ),
+    );
+    const res = await api("POST", "/v1/push/send", {
+      app_id: appId,
+      name: "metered",
+      contents: { en: { title: "Hi" } },
+    });
+    expect(res.status, res.text).toBe(201);
+    const done = await waitForCampaign(api, res.body.id, ["completed"], 60_000);
+    expect(done.stats).toMatchObject({ sent: N, delivered: N - GONE, bounced: GONE, failed: 0, throttled: 0 });
+    for (const o of outcomes) {
+      const after = await metric(sender, "herald_deliveries_total", { platform: "web", outcome: o });
+      expect(after - before[o]!, o).toBe(done.stats[o]);
+    }
+    // The provider latency histogram counted every request, 410s among them.
+    expect(
+      await metric(sender, "herald_provider_request_duration_seconds_count", { provider: "webpush", status: "4xx" }),
+    ).toBeGreaterThanOrEqual(GONE);
+    expect(
+      await metric(sender, "herald_provider_request_duration_seconds_count", { provider: "webpush", status: "2xx" }),
+    ).toBeGreaterThanOrEqual(N - GONE);
+    // Campaigns by status, from the campaign service.
+    expect(await metric(stack.process("campaign").health, "herald_campaigns", { status: "completed" })).toBeGreaterThan(
+      0,
+    );
+    for (const s of subs.slice(0, GONE)) await sim.reviveWebPush(s.id);
+  });
+
+  it("shows a sender's JetStream backlog rising while it is stopped and falling when it resumes", async () => {
+    const campaign = stack.process("campaign").health;
+    const backlog = () => metric(campaign, "herald_sender_backlog_batches", { platform: "web" });
+    expect(await backlog()).toBe(0);
+    await stack.kill("sender-webpush");
+    // The devices bounced in the test above are invalid now: re-register them (revival).
+    await mapLimit(subs.slice(0, GONE), 8, async (s) => {
+      await api("POST", "/v1/devices/register", {
+        app_id: appId,
+        platform: "web",
+        push_token: JSON.stringify(s.subscription),
+      });
+    });
+    const res = await api("POST", "/v1/push/send", {
+      app_id: appId,
+      name: "queued",
+      contents: { en: { title: "Hi" } },
+    });
+    expect(res.status, res.text).toBe(201);
+    await waitUntil("the backlog to hold every batch", async () => (await backlog()) === N / BATCH);
+    await stack.restart("sender-webpush");
+    await waitUntil("the backlog to drain", async () => (await backlog()) === 0);
+    const done = await waitForCampaign(api, res.body.id, ["completed"], 60_000);
+    expect(done.stats.delivered).toBe(N);
+  });
+});
