@@ -43,6 +43,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The Helm chart rendered (tools/helm-render, no cluster, no ports) and checked
+        // against the Kubernetes schemas and what the code reads.
+        extends: true,
+        test: {
+          name: "chart",
+          include: ["charts/**/test/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 600_000,
+        },
+      },
     ],
   },
 });

@@ -1,9 +1,11 @@
 // Generates values.schema.json (JSON Schema draft-07) beside the chart's values.yaml:
-//   node charts/herald/hack/gen-schema.mjs
+//   node charts/herald/hack/gen-schema.mjs [OUT]
+// (OUT: write elsewhere, e.g. to compare with the committed file; the chart tests do.)
 // Edit the definitions here, not the JSON. Union types are written as anyOf, so that
 // strict validators (ajv strict mode) accept the schema as well as Helm's gojsonschema.
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ref = (n) => ({ $ref: `#/definitions/${n}` });
@@ -378,8 +380,25 @@ const schema = {
   definitions,
 };
 
-const out = process.argv[2] ?? fileURLToPath(new URL("../values.schema.json", import.meta.url));
-writeFileSync(out, `${JSON.stringify(schema, null, 2)}\n`);
-// The repository's formatter has the last word on layout (short arrays on one line).
-const biome = fileURLToPath(new URL("../../../node_modules/.bin/biome", import.meta.url));
-if (existsSync(biome)) spawnSync(biome, ["format", "--write", out], { stdio: "inherit" });
+// The repository's formatter has the last word on layout (short arrays on one line). It
+// formats the text as the committed file's (through stdin, with the repository's
+// biome.json), so that the output is the same wherever it is written: a file outside the
+// repository would get biome's defaults, or none at all.
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const committed = fileURLToPath(new URL("../values.schema.json", import.meta.url));
+const out = process.argv[2] ?? committed;
+const biome = path.join(root, "node_modules/.bin/biome");
+if (!existsSync(biome)) {
+  console.error(`gen-schema: ${biome} is missing: run npm ci first`);
+  process.exit(1);
+}
+const formatted = spawnSync(biome, ["format", `--stdin-file-path=${path.relative(root, committed)}`], {
+  cwd: root,
+  input: `${JSON.stringify(schema, null, 2)}\n`,
+  encoding: "utf8",
+});
+if (formatted.status !== 0 || !formatted.stdout) {
+  console.error(`gen-schema: biome format failed (exit ${formatted.status}):\n${formatted.stderr}`);
+  process.exit(1);
+}
+writeFileSync(out, formatted.stdout);

@@ -23,6 +23,14 @@ Names
 {{- printf "%s-%s" (include "herald.fullname" .root | trunc 47 | trimSuffix "-") .suffix -}}
 {{- end -}}
 
+{{/*
+"<fullname>-<suffix>" for a StatefulSet: at most 52 characters, since its pods carry the
+label controller-revision-hash=<name>-<10-character hash> (63 at most).
+*/}}
+{{- define "herald.statefulSetName" -}}
+{{- printf "%s-%s" (include "herald.fullname" .root | trunc (int (sub 51 (len .suffix))) | trimSuffix "-") .suffix -}}
+{{- end -}}
+
 {{- define "herald.chart" -}}
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}

@@ -1,6 +1,6 @@
 import { ConfigError } from "./env.js";
 import { createLogger, type Logger } from "./logger.js";
-import { handleShutdown } from "./shutdown.js";
+import { DEFAULT_GRACE_MS, handleShutdown } from "./shutdown.js";
 
 /** What `start` returns: the ports it listens on (if any) and how to stop it. */
 export interface RunningService {
@@ -44,8 +44,11 @@ export async function runService<C extends { logLevel: string }>(
   const log = createLogger(role.name, config.logLevel);
   try {
     const running = await role.start(config, { log });
-    // Closers run in reverse: the role stops first, then onStop.
-    handleShutdown(log, [...(opts.onStop ? [opts.onStop] : []), () => running.close()]);
+    // Closers run in reverse: the role stops first, then onStop. A role that drains work
+    // on SIGTERM (the senders' SENDER_DRAIN_MS) gets its drain plus 5 s before the hard exit.
+    const drainMs = (config as { drainMs?: unknown }).drainMs;
+    const graceMs = Math.max(DEFAULT_GRACE_MS, typeof drainMs === "number" ? drainMs + 5_000 : 0);
+    handleShutdown(log, [...(opts.onStop ? [opts.onStop] : []), () => running.close()], graceMs);
     log.info({ port: running.port, adminPort: running.adminPort }, `${role.name} started`);
   } catch (err) {
     log.fatal({ err }, `${role.name} failed to start`);

@@ -6,7 +6,10 @@ export type Closer = () => Promise<void> | void;
  * Runs the closers (in reverse order of registration) on SIGTERM/SIGINT, then exits.
  * A second signal, or the grace period running out, exits at once.
  */
-export function handleShutdown(log: Logger, closers: Closer[], graceMs = 25_000): void {
+/** How long a process may take to stop after SIGTERM before it exits anyway. */
+export const DEFAULT_GRACE_MS = 25_000;
+
+export function handleShutdown(log: Logger, closers: Closer[], graceMs = DEFAULT_GRACE_MS): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) process.exit(1);
