@@ -344,6 +344,23 @@ const schema = {
       relabelings: ref("k8sList"),
       metricRelabelings: ref("k8sList"),
     }),
+    prometheusRule: obj({
+      enabled: bool,
+      namespace: str(),
+      labels: ref("stringMap"),
+      thresholds: obj({
+        backlogBatches: int(1),
+        providerErrorRatio: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+        apiErrorRatio: { type: "number", exclusiveMinimum: 0, maximum: 1 },
+        outboxAgeSeconds: int(1),
+      }),
+    }),
+    grafanaDashboard: obj({
+      enabled: bool,
+      namespace: str(),
+      labels: ref("stringMap"),
+      annotations: ref("stringMap"),
+    }),
     networkPolicy: obj({
       enabled: bool,
       gateway: obj({ from: ref("peers") }),

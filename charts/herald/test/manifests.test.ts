@@ -84,7 +84,8 @@ describe("rendered objects", () => {
     minimal: { ServiceAccount: 1, Secret: 2, ConfigMap: 7, Service: 7, Deployment: 7 },
     "production-ha": {
       ServiceAccount: 1,
-      ConfigMap: 7,
+      ConfigMap: 8,
+      PrometheusRule: 1,
       Service: 7,
       Deployment: 7,
       HorizontalPodAutoscaler: 1,
