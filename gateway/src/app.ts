@@ -10,6 +10,7 @@ import { createJwtVerifier } from "./auth/jwt-verifier.js";
 import type { CampaignClient, CredentialClient, DeviceClient } from "./backends.js";
 import type { Config } from "./config.js";
 import { registerAuth } from "./plugins/auth.js";
+import { registerDeviceImportRoute } from "./routes/device-import.js";
 import { registerTracing } from "./plugins/tracing.js";
 import { registerBodyParser } from "./plugins/body-parser.js";
 import { registerErrorHandling } from "./plugins/error-handling.js";
@@ -134,6 +135,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerPlatformConfigRoutes(v1, deps);
       registerApiKeyRoutes(v1, deps);
       registerDeviceRoutes(v1, deps);
+      registerDeviceImportRoute(v1, deps);
       registerPushRoutes(v1, deps);
       registerCampaignRoutes(v1, deps);
       registerSegmentRoutes(v1, deps);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 
 /**
- * Request bodies are JSON and nothing else: other media types answer 415. Bodiless POSTs
+ * Request bodies are JSON, or NDJSON for the device import: other media types answer 415. Bodiless POSTs
  * (opt-out, opt-in) may still say application/json, so an empty body means "no body"
  * rather than a parse error. Parsing itself is fastify's, which refuses __proto__ and
  * constructor pollution.
@@ -17,4 +17,7 @@ export function registerBodyParser(app: FastifyInstance, bodyLimit: number): voi
     }
     parseJson(request, text, done);
   });
+  // NDJSON (the device import) is handed to its route as the raw stream: read line by
+  // line there, in bounded memory, whatever its size.
+  app.addContentTypeParser("application/x-ndjson", (_request, payload, done) => done(null, payload));
 }

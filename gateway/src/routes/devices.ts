@@ -1,4 +1,5 @@
-import type { Device } from "@herald/proto/device";
+import { create } from "@bufbuild/protobuf";
+import { type Device, type RegisterDeviceRequest, RegisterDeviceRequestSchema } from "@herald/proto/device";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listAppId } from "../authorize.js";
 import { principalOf } from "../plugins/auth.js";
@@ -14,7 +15,7 @@ import {
 import { deviceView, listView, platformFromName, type PlatformName, type PageQuery } from "../views.js";
 import type { RouteDeps } from "./deps.js";
 
-interface RegisterBody {
+export interface RegisterBody {
   app_id: string;
   push_token: string;
   platform: PlatformName;
@@ -33,6 +34,20 @@ interface UpdateBody {
 }
 interface DeviceParams {
   id: string;
+}
+
+/** A register body as the registry's request (shared with the NDJSON import). */
+export function registerRequest(appId: string, body: RegisterBody): RegisterDeviceRequest {
+  return create(RegisterDeviceRequestSchema, {
+    appId,
+    pushToken: body.push_token,
+    platform: platformFromName(body.platform),
+    externalId: body.external_id,
+    language: body.language,
+    timezone: body.timezone,
+    appVersion: body.app_version,
+    tags: body.tags === undefined ? undefined : { tags: body.tags },
+  });
 }
 
 /** Unset keeps the stored value; null and "" both clear it (the registry's "" convention). */
@@ -57,16 +72,7 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
   scope.post<{ Body: RegisterBody }>("/devices/register", { schema: registerDeviceSchema }, async (request) => {
     const body = request.body;
     const app = await apps.authorized(principalOf(request), body.app_id);
-    const { device } = await devices.registerDevice({
-      appId: app.id,
-      pushToken: body.push_token,
-      platform: platformFromName(body.platform),
-      externalId: body.external_id,
-      language: body.language,
-      timezone: body.timezone,
-      appVersion: body.app_version,
-      tags: body.tags === undefined ? undefined : { tags: body.tags },
-    });
+    const { device } = await devices.registerDevice(registerRequest(app.id, body));
     return deviceView(present(device, "RegisterDevice"));
   });
 

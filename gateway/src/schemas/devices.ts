@@ -1,4 +1,15 @@
-import { errorResponses, idParams, listOf, noContent, ok, pageQuery, platform, timestamp, uuid } from "./common.js";
+import {
+  errorResponses,
+  idParams,
+  listOf,
+  noContent,
+  ok,
+  pageQuery,
+  platform,
+  rateLimitHeaders,
+  timestamp,
+  uuid,
+} from "./common.js";
 
 /** Optional device fields; "" or null clears a stored value on update. */
 const externalId = {
@@ -162,3 +173,70 @@ const optSchema = (optIn: boolean) => ({
 
 export const optOutSchema = optSchema(false);
 export const optInSchema = optSchema(true);
+
+const MAX_REJECTIONS_SHOWN = 100;
+
+export const importDevicesSchema = {
+  tags,
+  operationId: "importDevices",
+  summary: "Import devices in bulk (NDJSON)",
+  description:
+    "For migrations from other push services: the body is NDJSON (`application/x-ndjson`), one register body per line " +
+    "(the same fields and rules as `POST /v1/devices/register`; a line's `app_id` may be left out, and must otherwise " +
+    "be the imported app's), of any size: it is read as a stream and written in batches. Each line upserts by push " +
+    "token exactly as register does; a device already stored with the same values is left untouched, so importing the " +
+    "same file twice changes nothing. Bad lines never fail the others: the answer counts created, updated, unchanged " +
+    `and rejected lines and lists the first ${MAX_REJECTIONS_SHOWN} rejected ones with their line number and reason. ` +
+    "The request counts once against the rate limit, whatever its number of lines.",
+  consumes: ["application/x-ndjson"],
+  querystring: {
+    type: "object",
+    required: ["app_id"],
+    additionalProperties: false,
+    properties: { app_id: uuid("The app the devices belong to.") },
+  },
+  // Read as a stream by the route, line by line; each line is validated on its own.
+  body: {
+    "x-ndjson-stream": true,
+    type: "string",
+    description: "NDJSON: one register body per line.",
+    examples: [
+      '{"push_token":"a1b2…64 hex","platform":"ios","language":"en","external_id":"user-1"}\n' +
+        '{"push_token":"fcm-token…","platform":"android","tags":["beta"]}\n',
+    ],
+  },
+  response: {
+    200: {
+      description: "What the import did.",
+      headers: rateLimitHeaders,
+      type: "object",
+      required: ["lines", "created", "updated", "unchanged", "rejected", "rejections"],
+      additionalProperties: false,
+      properties: {
+        lines: { type: "integer", description: "Non-empty lines read." },
+        created: { type: "integer" },
+        updated: { type: "integer", description: "Existing devices whose values changed (or that were invalid)." },
+        unchanged: { type: "integer", description: "Existing devices already stored with these values." },
+        rejected: { type: "integer" },
+        rejections: {
+          type: "array",
+          maxItems: MAX_REJECTIONS_SHOWN,
+          description: `The first ${MAX_REJECTIONS_SHOWN} rejected lines.`,
+          items: {
+            type: "object",
+            required: ["line", "reason"],
+            additionalProperties: false,
+            properties: { line: { type: "integer" }, reason: { type: "string" } },
+          },
+        },
+      },
+    },
+    ...errorResponses(400, 403, 404, 415),
+  },
+};
+
+/** The register body a line must be (app_id optional: the query names the app). */
+export const importLineSchema = {
+  ...registerDeviceSchema.body,
+  required: ["push_token", "platform"],
+};

@@ -1,22 +1,27 @@
-import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { checkPushEndpoint, invalidArgument, notFound, type EndpointPolicy } from "@herald/runtime";
-import type {
-  CountAudienceRequest,
-  CreateSegmentRequest,
-  DeleteDeviceRequest,
-  DeleteSegmentRequest,
-  DeviceRegistryService,
-  GetDeviceRequest,
-  GetSegmentRequest,
-  InvalidateDevicesRequest,
-  ListDevicesRequest,
-  ListSegmentsRequest,
-  RegisterDeviceRequest,
-  SetOptInRequest,
-  StreamAudienceRequest,
-  TagList,
-  UpdateDeviceRequest,
-  UpdateSegmentRequest,
+import {
+  type CountAudienceRequest,
+  type CreateSegmentRequest,
+  type DeleteDeviceRequest,
+  type DeleteSegmentRequest,
+  type DeviceRegistryService,
+  type GetDeviceRequest,
+  type GetSegmentRequest,
+  type ImportDevicesRequest,
+  ImportOutcome,
+  ImportResultSchema,
+  type ImportResult,
+  type InvalidateDevicesRequest,
+  type ListDevicesRequest,
+  type ListSegmentsRequest,
+  type RegisterDeviceRequest,
+  type SetOptInRequest,
+  type StreamAudienceRequest,
+  type TagList,
+  type UpdateDeviceRequest,
+  type UpdateSegmentRequest,
 } from "@herald/proto/device";
 import { audience } from "./audience-filter.js";
 import { toAudienceDevice, toDevice } from "./device-mapping.js";
@@ -36,11 +41,12 @@ import { platformName } from "./platform.js";
 import { canonicalPushToken } from "./push-token.js";
 import type { SegmentStore } from "./segment-store.js";
 import { Segments } from "./segments.js";
-import type { DeviceChanges, DeviceRow, DeviceStore, Invalidation } from "./store.js";
+import type { DeviceChanges, DeviceRow, DeviceStore, ImportWrite, Invalidation, Registration } from "./store.js";
 
 const DEFAULT_AUDIENCE_PAGE = 1_000;
 const MAX_AUDIENCE_PAGE = 5_000;
 const MAX_INVALIDATIONS = 10_000;
+const MAX_IMPORT = 1_000;
 
 export interface DeviceRegistryDeps {
   store: DeviceStore;
@@ -59,24 +65,52 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
   }
 
   async registerDevice(req: RegisterDeviceRequest) {
-    const appId = requireAppId(req.appId);
-    const platform = platformName(req.platform);
-    if (!platform) throw invalidArgument("platform must be ios, android or web");
-    if (req.pushToken === "") throw invalidArgument("push_token is required");
-    const token = canonicalPushToken(platform, req.pushToken);
-    if (!token.ok) throw invalidArgument(`push_token: ${token.reason}`);
-    if (token.endpoint !== undefined) {
-      const guard = await checkPushEndpoint(token.endpoint, this.deps.endpointPolicy);
-      if (!guard.ok) throw invalidArgument(`push_token: endpoint ${guard.reason}`);
-    }
-    const { device, created } = await this.deps.store.register({
-      appId,
-      platform,
-      pushToken: token.token,
-      ...deviceChanges(req),
-    });
+    const { device, created } = await this.deps.store.register(
+      await registration(requireAppId(req.appId), req, this.deps.endpointPolicy),
+    );
     this.deps.metrics.registrations.inc({ result: created ? "created" : "updated" });
     return { device: toDevice(device), created };
+  }
+
+  async importDevices(req: ImportDevicesRequest) {
+    const appId = requireAppId(req.appId);
+    if (req.devices.length > MAX_IMPORT) throw invalidArgument(`at most ${MAX_IMPORT} devices per ImportDevices call`);
+    const results: ImportResult[] = new Array(req.devices.length);
+    // Validated exactly as RegisterDevice validates (the endpoint guard may resolve names: at once).
+    const checked = await Promise.all(
+      req.devices.map(async (d) => {
+        if (d.appId !== "" && d.appId.toLowerCase() !== appId) {
+          return { reason: "app_id differs from the app being imported into" };
+        }
+        try {
+          return { registration: await registration(appId, d, this.deps.endpointPolicy) };
+        } catch (err) {
+          if (err instanceof ConnectError && err.code === Code.InvalidArgument) return { reason: err.rawMessage };
+          throw err;
+        }
+      }),
+    );
+    // One write per token: a later line with the same token wins, the earlier counts as updated by it.
+    const lastOf = new Map<string, number>();
+    checked.forEach((c, i) => {
+      if (c.registration) lastOf.set(c.registration.pushToken, i);
+    });
+    const order = [...lastOf.values()].sort((a, b) => a - b);
+    const writes = await this.deps.store.importDevices(
+      appId,
+      order.map((i) => checked[i]!.registration!),
+    );
+    const writeOf = new Map(order.map((i, k) => [i, writes[k]!]));
+    checked.forEach((c, i) => {
+      if (!c.registration) {
+        results[i] = create(ImportResultSchema, { outcome: ImportOutcome.REJECTED, reason: c.reason });
+        return;
+      }
+      const write = writeOf.get(i) ?? "updated";
+      results[i] = create(ImportResultSchema, { outcome: IMPORT_OUTCOMES[write] });
+      if (write !== "unchanged") this.deps.metrics.registrations.inc({ result: write });
+    });
+    return { results };
   }
 
   async getDevice(req: GetDeviceRequest) {
@@ -164,6 +198,26 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
 function found(row: DeviceRow | undefined): DeviceRow {
   if (!row) throw notFound("device not found");
   return row;
+}
+
+const IMPORT_OUTCOMES: Record<ImportWrite, ImportOutcome> = {
+  created: ImportOutcome.CREATED,
+  updated: ImportOutcome.UPDATED,
+  unchanged: ImportOutcome.UNCHANGED,
+};
+
+/** A RegisterDevice request, validated and canonical; throws InvalidArgument. */
+async function registration(appId: string, req: RegisterDeviceRequest, policy: EndpointPolicy): Promise<Registration> {
+  const platform = platformName(req.platform);
+  if (!platform) throw invalidArgument("platform must be ios, android or web");
+  if (req.pushToken === "") throw invalidArgument("push_token is required");
+  const token = canonicalPushToken(platform, req.pushToken);
+  if (!token.ok) throw invalidArgument(`push_token: ${token.reason}`);
+  if (token.endpoint !== undefined) {
+    const guard = await checkPushEndpoint(token.endpoint, policy);
+    if (!guard.ok) throw invalidArgument(`push_token: endpoint ${guard.reason}`);
+  }
+  return { appId, platform, pushToken: token.token, ...deviceChanges(req) };
 }
 
 /** The optional fields shared by RegisterDevice and UpdateDevice, validated. */

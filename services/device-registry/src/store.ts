@@ -48,8 +48,13 @@ export interface Invalidation {
   reason: string;
 }
 
+/** What a bulk import did to one registration. */
+export type ImportWrite = "created" | "updated" | "unchanged";
+
 export interface DeviceStore {
   register(r: Registration): Promise<{ device: DeviceRow; created: boolean }>;
+  /** Registers many devices of one app in one statement; tokens must be distinct. */
+  importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]>;
   get(id: string): Promise<DeviceRow | undefined>;
   list(appId: string, offset: number, limit: number): Promise<{ devices: DeviceRow[]; total: number }>;
   update(id: string, changes: DeviceChanges): Promise<DeviceRow | undefined>;
@@ -94,6 +99,64 @@ export class PgDeviceStore implements DeviceStore {
     );
     const { created, ...device } = rows[0]!;
     return { device, created };
+  }
+
+  async importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]> {
+    if (registrations.length === 0) return [];
+    // One row per registration, with a "set" flag per optional field: unset keeps the
+    // stored value, as in register(). The stored values are merged in before the upsert
+    // (one snapshot read), so that a row whose values would not change is not written at
+    // all (the WHERE of DO UPDATE): a repeated import changes nothing.
+    const input = registrations.map((r, i) => ({
+      i,
+      h: tokenHash(r.pushToken).toString("hex"),
+      t: r.pushToken,
+      p: r.platform,
+      se: r.externalId !== undefined,
+      e: r.externalId ?? null,
+      sl: r.language !== undefined,
+      l: r.language ?? null,
+      sz: r.timezone !== undefined,
+      z: r.timezone ?? null,
+      sv: r.appVersion !== undefined,
+      v: r.appVersion ?? null,
+      tg: r.tags ?? null,
+    }));
+    const { rows } = await this.pool.query<{ i: number; created: boolean }>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(
+           i int, h text, t text, p text, se boolean, e text, sl boolean, l text, sz boolean, z text,
+           sv boolean, v text, tg jsonb)
+       ), merged AS (
+         SELECT x.i, decode(x.h, 'hex') AS token_hash, x.t, x.p,
+                CASE WHEN x.se THEN x.e ELSE d.external_id END AS external_id,
+                CASE WHEN x.sl THEN x.l ELSE d.language END AS language,
+                CASE WHEN x.sz THEN x.z ELSE d.timezone END AS timezone,
+                CASE WHEN x.sv THEN x.v ELSE d.app_version END AS app_version,
+                CASE WHEN x.tg IS NULL THEN COALESCE(d.tags, '{}')
+                     ELSE ARRAY(SELECT jsonb_array_elements_text(x.tg)) END AS tags
+         FROM input x
+         LEFT JOIN devices d ON d.app_id = $1 AND d.token_hash = decode(x.h, 'hex')
+       ), written AS (
+         INSERT INTO devices AS d (app_id, token_hash, push_token, platform, external_id, language, timezone,
+                                   app_version, tags)
+         SELECT $1, token_hash, t, p, external_id, language, timezone, app_version, tags FROM merged
+         ON CONFLICT (app_id, token_hash) DO UPDATE SET
+           push_token = EXCLUDED.push_token, platform = EXCLUDED.platform, external_id = EXCLUDED.external_id,
+           language = EXCLUDED.language, timezone = EXCLUDED.timezone, app_version = EXCLUDED.app_version,
+           tags = EXCLUDED.tags, invalid = false, invalid_reason = NULL, invalidated_at = NULL,
+           registered_at = now(), updated_at = now()
+         WHERE (d.push_token, d.platform, d.external_id, d.language, d.timezone, d.app_version, d.tags, d.invalid)
+               IS DISTINCT FROM (EXCLUDED.push_token, EXCLUDED.platform, EXCLUDED.external_id, EXCLUDED.language,
+                                 EXCLUDED.timezone, EXCLUDED.app_version, EXCLUDED.tags, false)
+         RETURNING d.token_hash, (xmax = 0) AS created
+       )
+       SELECT m.i, w.created FROM written w JOIN merged m ON m.token_hash = w.token_hash`,
+      [appId, JSON.stringify(input)],
+    );
+    const out: ImportWrite[] = registrations.map(() => "unchanged");
+    for (const r of rows) out[r.i] = r.created ? "created" : "updated";
+    return out;
   }
 
   async get(id: string): Promise<DeviceRow | undefined> {

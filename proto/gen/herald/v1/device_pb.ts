@@ -2,8 +2,8 @@
 // @generated from file herald/v1/device.proto (package herald.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { PageInfo, PageRequest, Platform } from "./common_pb.js";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/device.proto.
  */
 export const file_herald_v1_device: GenFile = /*@__PURE__*/
-  fileDesc("ChZoZXJhbGQvdjEvZGV2aWNlLnByb3RvEgloZXJhbGQudjEijAMKBkRldmljZRIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSEgoKcHVzaF90b2tlbhgDIAEoCRIlCghwbGF0Zm9ybRgEIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgFIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAYgASgJSAGIAQESFQoIdGltZXpvbmUYByABKAlIAogBARIYCgthcHBfdmVyc2lvbhgIIAEoCUgDiAEBEgwKBHRhZ3MYCSADKAkSEAoIb3B0ZWRfaW4YCiABKAgSDwoHaW52YWxpZBgLIAEoCBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb24irgIKFVJlZ2lzdGVyRGV2aWNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgEIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAUgASgJSAGIAQESFQoIdGltZXpvbmUYBiABKAlIAogBARIYCgthcHBfdmVyc2lvbhgHIAEoCUgDiAEBEiUKBHRhZ3MYCCABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyIXCgdUYWdMaXN0EgwKBHRhZ3MYASADKAkiTAoWUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlEg8KB2NyZWF0ZWQYAiABKAgiHgoQR2V0RGV2aWNlUmVxdWVzdBIKCgJpZBgBIAEoCSI2ChFHZXREZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlIkoKEkxpc3REZXZpY2VzUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdCJcChNMaXN0RGV2aWNlc1Jlc3BvbnNlEiIKB2RldmljZXMYASADKAsyES5oZXJhbGQudjEuRGV2aWNlEiEKBHBhZ2UYAiABKAsyEy5oZXJhbGQudjEuUGFnZUluZm8i7QEKE1VwZGF0ZURldmljZVJlcXVlc3QSCgoCaWQYASABKAkSGAoLZXh0ZXJuYWxfaWQYAiABKAlIAIgBARIVCghsYW5ndWFnZRgDIAEoCUgBiAEBEhUKCHRpbWV6b25lGAQgASgJSAKIAQESGAoLYXBwX3ZlcnNpb24YBSABKAlIA4gBARIlCgR0YWdzGAYgASgLMhIuaGVyYWxkLnYxLlRhZ0xpc3RIBIgBAUIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb25CBwoFX3RhZ3MiOQoUVXBkYXRlRGV2aWNlUmVzcG9uc2USIQoGZGV2aWNlGAEgASgLMhEuaGVyYWxkLnYxLkRldmljZSIhChNEZWxldGVEZXZpY2VSZXF1ZXN0EgoKAmlkGAEgASgJIhYKFERlbGV0ZURldmljZVJlc3BvbnNlIi8KD1NldE9wdEluUmVxdWVzdBIKCgJpZBgBIAEoCRIQCghvcHRlZF9pbhgCIAEoCCI1ChBTZXRPcHRJblJlc3BvbnNlEiEKBmRldmljZRgBIAEoCzIRLmhlcmFsZC52MS5EZXZpY2UiaAoSRGV2aWNlSW52YWxpZGF0aW9uEhEKCWRldmljZV9pZBgBIAEoCRIvCgtvYnNlcnZlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGcmVhc29uGAMgASgJIlAKGEludmFsaWRhdGVEZXZpY2VzUmVxdWVzdBI0Cg1pbnZhbGlkYXRpb25zGAEgAygLMh0uaGVyYWxkLnYxLkRldmljZUludmFsaWRhdGlvbiIwChlJbnZhbGlkYXRlRGV2aWNlc1Jlc3BvbnNlEhMKC2ludmFsaWRhdGVkGAEgASgNIvQBCg5BdWRpZW5jZUZpbHRlchIsCgNhbGwYASABKAsyHS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXIuQWxsSAASPQoMZXh0ZXJuYWxfaWRzGAIgASgLMiUuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyLkV4dGVybmFsSWRzSAASKQoHc2VnbWVudBgDIAEoCzIWLmhlcmFsZC52MS5TZWdtZW50UnVsZUgAEhQKCnNlZ21lbnRfaWQYBCABKAlIABoFCgNBbGwaIwoLRXh0ZXJuYWxJZHMSFAoMZXh0ZXJuYWxfaWRzGAEgAygJQggKBnRhcmdldCLaAQoLU2VnbWVudFJ1bGUSEAoIdGFnc19hbnkYASADKAkSEAoIdGFnc19hbGwYAiADKAkSEQoJdGFnc19ub25lGAMgAygJEiYKCXBsYXRmb3JtcxgEIAMoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIRCglsYW5ndWFnZXMYBSADKAkSFAoMYXBwX3ZlcnNpb25zGAYgAygJEhEKCXRpbWV6b25lcxgHIAMoCRIcCg9oYXNfZXh0ZXJuYWxfaWQYCCABKAhIAIgBAUISChBfaGFzX2V4dGVybmFsX2lkInsKDkF1ZGllbmNlRGV2aWNlEgoKAmlkGAEgASgJEiUKCHBsYXRmb3JtGAIgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEhIKCnB1c2hfdG9rZW4YAyABKAkSFQoIbGFuZ3VhZ2UYBCABKAlIAIgBAUILCglfbGFuZ3VhZ2UitwEKFVN0cmVhbUF1ZGllbmNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSKQoGZmlsdGVyGAIgASgLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyEhEKCXBhZ2Vfc2l6ZRgDIAEoDRIXCg9hZnRlcl9kZXZpY2VfaWQYBCABKAkSKgoIcGxhdGZvcm0YBSABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm1IAIgBAUILCglfcGxhdGZvcm0iRAoWU3RyZWFtQXVkaWVuY2VSZXNwb25zZRIqCgdkZXZpY2VzGAEgAygLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRGV2aWNlIooBChRDb3VudEF1ZGllbmNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSKQoGZmlsdGVyGAIgASgLMhkuaGVyYWxkLnYxLkF1ZGllbmNlRmlsdGVyEioKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtSACIAQFCCwoJX3BsYXRmb3JtIiYKFUNvdW50QXVkaWVuY2VSZXNwb25zZRINCgVjb3VudBgBIAEoBCLnAQoHU2VnbWVudBIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIkCgRydWxlGAQgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKDXByZXZpZXdfY291bnQYByABKARIAIgBAUIQCg5fcHJldmlld19jb3VudCJaChRDcmVhdGVTZWdtZW50UmVxdWVzdBIOCgZhcHBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIkCgRydWxlGAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlIjwKFUNyZWF0ZVNlZ21lbnRSZXNwb25zZRIjCgdzZWdtZW50GAEgASgLMhIuaGVyYWxkLnYxLlNlZ21lbnQiHwoRR2V0U2VnbWVudFJlcXVlc3QSCgoCaWQYASABKAkiOQoSR2V0U2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCJLChNMaXN0U2VnbWVudHNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuaGVyYWxkLnYxLlBhZ2VSZXF1ZXN0Il8KFExpc3RTZWdtZW50c1Jlc3BvbnNlEiQKCHNlZ21lbnRzGAEgAygLMhIuaGVyYWxkLnYxLlNlZ21lbnQSIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyJyChRVcGRhdGVTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCRIRCgRuYW1lGAIgASgJSACIAQESKQoEcnVsZRgDIAEoCzIWLmhlcmFsZC52MS5TZWdtZW50UnVsZUgBiAEBQgcKBV9uYW1lQgcKBV9ydWxlIjwKFVVwZGF0ZVNlZ21lbnRSZXNwb25zZRIjCgdzZWdtZW50GAEgASgLMhIuaGVyYWxkLnYxLlNlZ21lbnQiIgoURGVsZXRlU2VnbWVudFJlcXVlc3QSCgoCaWQYASABKAkiFwoVRGVsZXRlU2VnbWVudFJlc3BvbnNlMpAJChVEZXZpY2VSZWdpc3RyeVNlcnZpY2USVQoOUmVnaXN0ZXJEZXZpY2USIC5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXF1ZXN0GiEuaGVyYWxkLnYxLlJlZ2lzdGVyRGV2aWNlUmVzcG9uc2USRgoJR2V0RGV2aWNlEhsuaGVyYWxkLnYxLkdldERldmljZVJlcXVlc3QaHC5oZXJhbGQudjEuR2V0RGV2aWNlUmVzcG9uc2USTAoLTGlzdERldmljZXMSHS5oZXJhbGQudjEuTGlzdERldmljZXNSZXF1ZXN0Gh4uaGVyYWxkLnYxLkxpc3REZXZpY2VzUmVzcG9uc2USTwoMVXBkYXRlRGV2aWNlEh4uaGVyYWxkLnYxLlVwZGF0ZURldmljZVJlcXVlc3QaHy5oZXJhbGQudjEuVXBkYXRlRGV2aWNlUmVzcG9uc2USTwoMRGVsZXRlRGV2aWNlEh4uaGVyYWxkLnYxLkRlbGV0ZURldmljZVJlcXVlc3QaHy5oZXJhbGQudjEuRGVsZXRlRGV2aWNlUmVzcG9uc2USQwoIU2V0T3B0SW4SGi5oZXJhbGQudjEuU2V0T3B0SW5SZXF1ZXN0GhsuaGVyYWxkLnYxLlNldE9wdEluUmVzcG9uc2USXgoRSW52YWxpZGF0ZURldmljZXMSIy5oZXJhbGQudjEuSW52YWxpZGF0ZURldmljZXNSZXF1ZXN0GiQuaGVyYWxkLnYxLkludmFsaWRhdGVEZXZpY2VzUmVzcG9uc2USVwoOU3RyZWFtQXVkaWVuY2USIC5oZXJhbGQudjEuU3RyZWFtQXVkaWVuY2VSZXF1ZXN0GiEuaGVyYWxkLnYxLlN0cmVhbUF1ZGllbmNlUmVzcG9uc2UwARJSCg1Db3VudEF1ZGllbmNlEh8uaGVyYWxkLnYxLkNvdW50QXVkaWVuY2VSZXF1ZXN0GiAuaGVyYWxkLnYxLkNvdW50QXVkaWVuY2VSZXNwb25zZRJSCg1DcmVhdGVTZWdtZW50Eh8uaGVyYWxkLnYxLkNyZWF0ZVNlZ21lbnRSZXF1ZXN0GiAuaGVyYWxkLnYxLkNyZWF0ZVNlZ21lbnRSZXNwb25zZRJJCgpHZXRTZWdtZW50EhwuaGVyYWxkLnYxLkdldFNlZ21lbnRSZXF1ZXN0Gh0uaGVyYWxkLnYxLkdldFNlZ21lbnRSZXNwb25zZRJPCgxMaXN0U2VnbWVudHMSHi5oZXJhbGQudjEuTGlzdFNlZ21lbnRzUmVxdWVzdBofLmhlcmFsZC52MS5MaXN0U2VnbWVudHNSZXNwb25zZRJSCg1VcGRhdGVTZWdtZW50Eh8uaGVyYWxkLnYxLlVwZGF0ZVNlZ21lbnRSZXF1ZXN0GiAuaGVyYWxkLnYxLlVwZGF0ZVNlZ21lbnRSZXNwb25zZRJSCg1EZWxldGVTZWdtZW50Eh8uaGVyYWxkLnYxLkRlbGV0ZVNlZ21lbnRSZXF1ZXN0GiAuaGVyYWxkLnYxLkRlbGV0ZVNlZ21lbnRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_herald_v1_common]);
+  fileDesc("ChZoZXJhbGQvdjEvZGV2aWNlLnByb3RvEgloZXJhbGQudjEijAMKBkRldmljZRIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSEgoKcHVzaF90b2tlbhgDIAEoCRIlCghwbGF0Zm9ybRgEIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgFIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAYgASgJSAGIAQESFQoIdGltZXpvbmUYByABKAlIAogBARIYCgthcHBfdmVyc2lvbhgIIAEoCUgDiAEBEgwKBHRhZ3MYCSADKAkSEAoIb3B0ZWRfaW4YCiABKAgSDwoHaW52YWxpZBgLIAEoCBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb24irgIKFVJlZ2lzdGVyRGV2aWNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgEIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAUgASgJSAGIAQESFQoIdGltZXpvbmUYBiABKAlIAogBARIYCgthcHBfdmVyc2lvbhgHIAEoCUgDiAEBEiUKBHRhZ3MYCCABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyIXCgdUYWdMaXN0EgwKBHRhZ3MYASADKAkiTAoWUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlEg8KB2NyZWF0ZWQYAiABKAgiWQoUSW1wb3J0RGV2aWNlc1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEjEKB2RldmljZXMYAiADKAsyIC5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXF1ZXN0IkEKFUltcG9ydERldmljZXNSZXNwb25zZRIoCgdyZXN1bHRzGAEgAygLMhcuaGVyYWxkLnYxLkltcG9ydFJlc3VsdCJJCgxJbXBvcnRSZXN1bHQSKQoHb3V0Y29tZRgBIAEoDjIYLmhlcmFsZC52MS5JbXBvcnRPdXRjb21lEg4KBnJlYXNvbhgCIAEoCSIeChBHZXREZXZpY2VSZXF1ZXN0EgoKAmlkGAEgASgJIjYKEUdldERldmljZVJlc3BvbnNlEiEKBmRldmljZRgBIAEoCzIRLmhlcmFsZC52MS5EZXZpY2UiSgoSTGlzdERldmljZXNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuaGVyYWxkLnYxLlBhZ2VSZXF1ZXN0IlwKE0xpc3REZXZpY2VzUmVzcG9uc2USIgoHZGV2aWNlcxgBIAMoCzIRLmhlcmFsZC52MS5EZXZpY2USIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyLtAQoTVXBkYXRlRGV2aWNlUmVxdWVzdBIKCgJpZBgBIAEoCRIYCgtleHRlcm5hbF9pZBgCIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAMgASgJSAGIAQESFQoIdGltZXpvbmUYBCABKAlIAogBARIYCgthcHBfdmVyc2lvbhgFIAEoCUgDiAEBEiUKBHRhZ3MYBiABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyI5ChRVcGRhdGVEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlIiEKE0RlbGV0ZURldmljZVJlcXVlc3QSCgoCaWQYASABKAkiFgoURGVsZXRlRGV2aWNlUmVzcG9uc2UiLwoPU2V0T3B0SW5SZXF1ZXN0EgoKAmlkGAEgASgJEhAKCG9wdGVkX2luGAIgASgIIjUKEFNldE9wdEluUmVzcG9uc2USIQoGZGV2aWNlGAEgASgLMhEuaGVyYWxkLnYxLkRldmljZSJoChJEZXZpY2VJbnZhbGlkYXRpb24SEQoJZGV2aWNlX2lkGAEgASgJEi8KC29ic2VydmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZWFzb24YAyABKAkiUAoYSW52YWxpZGF0ZURldmljZXNSZXF1ZXN0EjQKDWludmFsaWRhdGlvbnMYASADKAsyHS5oZXJhbGQudjEuRGV2aWNlSW52YWxpZGF0aW9uIjAKGUludmFsaWRhdGVEZXZpY2VzUmVzcG9uc2USEwoLaW52YWxpZGF0ZWQYASABKA0i9AEKDkF1ZGllbmNlRmlsdGVyEiwKA2FsbBgBIAEoCzIdLmhlcmFsZC52MS5BdWRpZW5jZUZpbHRlci5BbGxIABI9CgxleHRlcm5hbF9pZHMYAiABKAsyJS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXIuRXh0ZXJuYWxJZHNIABIpCgdzZWdtZW50GAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlSAASFAoKc2VnbWVudF9pZBgEIAEoCUgAGgUKA0FsbBojCgtFeHRlcm5hbElkcxIUCgxleHRlcm5hbF9pZHMYASADKAlCCAoGdGFyZ2V0ItoBCgtTZWdtZW50UnVsZRIQCgh0YWdzX2FueRgBIAMoCRIQCgh0YWdzX2FsbBgCIAMoCRIRCgl0YWdzX25vbmUYAyADKAkSJgoJcGxhdGZvcm1zGAQgAygOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEhEKCWxhbmd1YWdlcxgFIAMoCRIUCgxhcHBfdmVyc2lvbnMYBiADKAkSEQoJdGltZXpvbmVzGAcgAygJEhwKD2hhc19leHRlcm5hbF9pZBgIIAEoCEgAiAEBQhIKEF9oYXNfZXh0ZXJuYWxfaWQiewoOQXVkaWVuY2VEZXZpY2USCgoCaWQYASABKAkSJQoIcGxhdGZvcm0YAiABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SEgoKcHVzaF90b2tlbhgDIAEoCRIVCghsYW5ndWFnZRgEIAEoCUgAiAEBQgsKCV9sYW5ndWFnZSK3AQoVU3RyZWFtQXVkaWVuY2VSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIpCgZmaWx0ZXIYAiABKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXISEQoJcGFnZV9zaXplGAMgASgNEhcKD2FmdGVyX2RldmljZV9pZBgEIAEoCRIqCghwbGF0Zm9ybRgFIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybUgAiAEBQgsKCV9wbGF0Zm9ybSJEChZTdHJlYW1BdWRpZW5jZVJlc3BvbnNlEioKB2RldmljZXMYASADKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VEZXZpY2UiigEKFENvdW50QXVkaWVuY2VSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIpCgZmaWx0ZXIYAiABKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXISKgoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm1IAIgBAUILCglfcGxhdGZvcm0iJgoVQ291bnRBdWRpZW5jZVJlc3BvbnNlEg0KBWNvdW50GAEgASgEIucBCgdTZWdtZW50EgoKAmlkGAEgASgJEg4KBmFwcF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEiQKBHJ1bGUYBCABKAsyFi5oZXJhbGQudjEuU2VnbWVudFJ1bGUSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoNcHJldmlld19jb3VudBgHIAEoBEgAiAEBQhAKDl9wcmV2aWV3X2NvdW50IloKFENyZWF0ZVNlZ21lbnRSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEiQKBHJ1bGUYAyABKAsyFi5oZXJhbGQudjEuU2VnbWVudFJ1bGUiPAoVQ3JlYXRlU2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCIfChFHZXRTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCSI5ChJHZXRTZWdtZW50UmVzcG9uc2USIwoHc2VnbWVudBgBIAEoCzISLmhlcmFsZC52MS5TZWdtZW50IksKE0xpc3RTZWdtZW50c1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5oZXJhbGQudjEuUGFnZVJlcXVlc3QiXwoUTGlzdFNlZ21lbnRzUmVzcG9uc2USJAoIc2VnbWVudHMYASADKAsyEi5oZXJhbGQudjEuU2VnbWVudBIhCgRwYWdlGAIgASgLMhMuaGVyYWxkLnYxLlBhZ2VJbmZvInIKFFVwZGF0ZVNlZ21lbnRSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIpCgRydWxlGAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlSAGIAQFCBwoFX25hbWVCBwoFX3J1bGUiPAoVVXBkYXRlU2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCIiChREZWxldGVTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCSIXChVEZWxldGVTZWdtZW50UmVzcG9uc2UqogEKDUltcG9ydE91dGNvbWUSHgoaSU1QT1JUX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZJTVBPUlRfT1VUQ09NRV9DUkVBVEVEEAESGgoWSU1QT1JUX09VVENPTUVfVVBEQVRFRBACEhwKGElNUE9SVF9PVVRDT01FX1VOQ0hBTkdFRBADEhsKF0lNUE9SVF9PVVRDT01FX1JFSkVDVEVEEAQy5AkKFURldmljZVJlZ2lzdHJ5U2VydmljZRJVCg5SZWdpc3RlckRldmljZRIgLmhlcmFsZC52MS5SZWdpc3RlckRldmljZVJlcXVlc3QaIS5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRJSCg1JbXBvcnREZXZpY2VzEh8uaGVyYWxkLnYxLkltcG9ydERldmljZXNSZXF1ZXN0GiAuaGVyYWxkLnYxLkltcG9ydERldmljZXNSZXNwb25zZRJGCglHZXREZXZpY2USGy5oZXJhbGQudjEuR2V0RGV2aWNlUmVxdWVzdBocLmhlcmFsZC52MS5HZXREZXZpY2VSZXNwb25zZRJMCgtMaXN0RGV2aWNlcxIdLmhlcmFsZC52MS5MaXN0RGV2aWNlc1JlcXVlc3QaHi5oZXJhbGQudjEuTGlzdERldmljZXNSZXNwb25zZRJPCgxVcGRhdGVEZXZpY2USHi5oZXJhbGQudjEuVXBkYXRlRGV2aWNlUmVxdWVzdBofLmhlcmFsZC52MS5VcGRhdGVEZXZpY2VSZXNwb25zZRJPCgxEZWxldGVEZXZpY2USHi5oZXJhbGQudjEuRGVsZXRlRGV2aWNlUmVxdWVzdBofLmhlcmFsZC52MS5EZWxldGVEZXZpY2VSZXNwb25zZRJDCghTZXRPcHRJbhIaLmhlcmFsZC52MS5TZXRPcHRJblJlcXVlc3QaGy5oZXJhbGQudjEuU2V0T3B0SW5SZXNwb25zZRJeChFJbnZhbGlkYXRlRGV2aWNlcxIjLmhlcmFsZC52MS5JbnZhbGlkYXRlRGV2aWNlc1JlcXVlc3QaJC5oZXJhbGQudjEuSW52YWxpZGF0ZURldmljZXNSZXNwb25zZRJXCg5TdHJlYW1BdWRpZW5jZRIgLmhlcmFsZC52MS5TdHJlYW1BdWRpZW5jZVJlcXVlc3QaIS5oZXJhbGQudjEuU3RyZWFtQXVkaWVuY2VSZXNwb25zZTABElIKDUNvdW50QXVkaWVuY2USHy5oZXJhbGQudjEuQ291bnRBdWRpZW5jZVJlcXVlc3QaIC5oZXJhbGQudjEuQ291bnRBdWRpZW5jZVJlc3BvbnNlElIKDUNyZWF0ZVNlZ21lbnQSHy5oZXJhbGQudjEuQ3JlYXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuQ3JlYXRlU2VnbWVudFJlc3BvbnNlEkkKCkdldFNlZ21lbnQSHC5oZXJhbGQudjEuR2V0U2VnbWVudFJlcXVlc3QaHS5oZXJhbGQudjEuR2V0U2VnbWVudFJlc3BvbnNlEk8KDExpc3RTZWdtZW50cxIeLmhlcmFsZC52MS5MaXN0U2VnbWVudHNSZXF1ZXN0Gh8uaGVyYWxkLnYxLkxpc3RTZWdtZW50c1Jlc3BvbnNlElIKDVVwZGF0ZVNlZ21lbnQSHy5oZXJhbGQudjEuVXBkYXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuVXBkYXRlU2VnbWVudFJlc3BvbnNlElIKDURlbGV0ZVNlZ21lbnQSHy5oZXJhbGQudjEuRGVsZXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuRGVsZXRlU2VnbWVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_herald_v1_common]);
 
 /**
  * @generated from message herald.v1.Device
@@ -189,6 +189,73 @@ export const RegisterDeviceResponseSchema: GenMessage<RegisterDeviceResponse> = 
   messageDesc(file_herald_v1_device, 3);
 
 /**
+ * @generated from message herald.v1.ImportDevicesRequest
+ */
+export type ImportDevicesRequest = Message<"herald.v1.ImportDevicesRequest"> & {
+  /**
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * At most 1,000. A device's own app_id must be empty or equal to app_id.
+   *
+   * @generated from field: repeated herald.v1.RegisterDeviceRequest devices = 2;
+   */
+  devices: RegisterDeviceRequest[];
+};
+
+/**
+ * Describes the message herald.v1.ImportDevicesRequest.
+ * Use `create(ImportDevicesRequestSchema)` to create a new message.
+ */
+export const ImportDevicesRequestSchema: GenMessage<ImportDevicesRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 4);
+
+/**
+ * @generated from message herald.v1.ImportDevicesResponse
+ */
+export type ImportDevicesResponse = Message<"herald.v1.ImportDevicesResponse"> & {
+  /**
+   * One per device of the request, in its order.
+   *
+   * @generated from field: repeated herald.v1.ImportResult results = 1;
+   */
+  results: ImportResult[];
+};
+
+/**
+ * Describes the message herald.v1.ImportDevicesResponse.
+ * Use `create(ImportDevicesResponseSchema)` to create a new message.
+ */
+export const ImportDevicesResponseSchema: GenMessage<ImportDevicesResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 5);
+
+/**
+ * @generated from message herald.v1.ImportResult
+ */
+export type ImportResult = Message<"herald.v1.ImportResult"> & {
+  /**
+   * @generated from field: herald.v1.ImportOutcome outcome = 1;
+   */
+  outcome: ImportOutcome;
+
+  /**
+   * Why the device was rejected (empty otherwise).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message herald.v1.ImportResult.
+ * Use `create(ImportResultSchema)` to create a new message.
+ */
+export const ImportResultSchema: GenMessage<ImportResult> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 6);
+
+/**
  * @generated from message herald.v1.GetDeviceRequest
  */
 export type GetDeviceRequest = Message<"herald.v1.GetDeviceRequest"> & {
@@ -203,7 +270,7 @@ export type GetDeviceRequest = Message<"herald.v1.GetDeviceRequest"> & {
  * Use `create(GetDeviceRequestSchema)` to create a new message.
  */
 export const GetDeviceRequestSchema: GenMessage<GetDeviceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 4);
+  messageDesc(file_herald_v1_device, 7);
 
 /**
  * @generated from message herald.v1.GetDeviceResponse
@@ -220,7 +287,7 @@ export type GetDeviceResponse = Message<"herald.v1.GetDeviceResponse"> & {
  * Use `create(GetDeviceResponseSchema)` to create a new message.
  */
 export const GetDeviceResponseSchema: GenMessage<GetDeviceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 5);
+  messageDesc(file_herald_v1_device, 8);
 
 /**
  * @generated from message herald.v1.ListDevicesRequest
@@ -242,7 +309,7 @@ export type ListDevicesRequest = Message<"herald.v1.ListDevicesRequest"> & {
  * Use `create(ListDevicesRequestSchema)` to create a new message.
  */
 export const ListDevicesRequestSchema: GenMessage<ListDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 6);
+  messageDesc(file_herald_v1_device, 9);
 
 /**
  * @generated from message herald.v1.ListDevicesResponse
@@ -264,7 +331,7 @@ export type ListDevicesResponse = Message<"herald.v1.ListDevicesResponse"> & {
  * Use `create(ListDevicesResponseSchema)` to create a new message.
  */
 export const ListDevicesResponseSchema: GenMessage<ListDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 7);
+  messageDesc(file_herald_v1_device, 10);
 
 /**
  * Fields left unset are kept; an empty string clears an optional field.
@@ -308,7 +375,7 @@ export type UpdateDeviceRequest = Message<"herald.v1.UpdateDeviceRequest"> & {
  * Use `create(UpdateDeviceRequestSchema)` to create a new message.
  */
 export const UpdateDeviceRequestSchema: GenMessage<UpdateDeviceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 8);
+  messageDesc(file_herald_v1_device, 11);
 
 /**
  * @generated from message herald.v1.UpdateDeviceResponse
@@ -325,7 +392,7 @@ export type UpdateDeviceResponse = Message<"herald.v1.UpdateDeviceResponse"> & {
  * Use `create(UpdateDeviceResponseSchema)` to create a new message.
  */
 export const UpdateDeviceResponseSchema: GenMessage<UpdateDeviceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 9);
+  messageDesc(file_herald_v1_device, 12);
 
 /**
  * @generated from message herald.v1.DeleteDeviceRequest
@@ -342,7 +409,7 @@ export type DeleteDeviceRequest = Message<"herald.v1.DeleteDeviceRequest"> & {
  * Use `create(DeleteDeviceRequestSchema)` to create a new message.
  */
 export const DeleteDeviceRequestSchema: GenMessage<DeleteDeviceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 10);
+  messageDesc(file_herald_v1_device, 13);
 
 /**
  * @generated from message herald.v1.DeleteDeviceResponse
@@ -355,7 +422,7 @@ export type DeleteDeviceResponse = Message<"herald.v1.DeleteDeviceResponse"> & {
  * Use `create(DeleteDeviceResponseSchema)` to create a new message.
  */
 export const DeleteDeviceResponseSchema: GenMessage<DeleteDeviceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 11);
+  messageDesc(file_herald_v1_device, 14);
 
 /**
  * @generated from message herald.v1.SetOptInRequest
@@ -377,7 +444,7 @@ export type SetOptInRequest = Message<"herald.v1.SetOptInRequest"> & {
  * Use `create(SetOptInRequestSchema)` to create a new message.
  */
 export const SetOptInRequestSchema: GenMessage<SetOptInRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 12);
+  messageDesc(file_herald_v1_device, 15);
 
 /**
  * @generated from message herald.v1.SetOptInResponse
@@ -394,7 +461,7 @@ export type SetOptInResponse = Message<"herald.v1.SetOptInResponse"> & {
  * Use `create(SetOptInResponseSchema)` to create a new message.
  */
 export const SetOptInResponseSchema: GenMessage<SetOptInResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 13);
+  messageDesc(file_herald_v1_device, 16);
 
 /**
  * @generated from message herald.v1.DeviceInvalidation
@@ -425,7 +492,7 @@ export type DeviceInvalidation = Message<"herald.v1.DeviceInvalidation"> & {
  * Use `create(DeviceInvalidationSchema)` to create a new message.
  */
 export const DeviceInvalidationSchema: GenMessage<DeviceInvalidation> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 14);
+  messageDesc(file_herald_v1_device, 17);
 
 /**
  * @generated from message herald.v1.InvalidateDevicesRequest
@@ -442,7 +509,7 @@ export type InvalidateDevicesRequest = Message<"herald.v1.InvalidateDevicesReque
  * Use `create(InvalidateDevicesRequestSchema)` to create a new message.
  */
 export const InvalidateDevicesRequestSchema: GenMessage<InvalidateDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 15);
+  messageDesc(file_herald_v1_device, 18);
 
 /**
  * @generated from message herald.v1.InvalidateDevicesResponse
@@ -459,7 +526,7 @@ export type InvalidateDevicesResponse = Message<"herald.v1.InvalidateDevicesResp
  * Use `create(InvalidateDevicesResponseSchema)` to create a new message.
  */
 export const InvalidateDevicesResponseSchema: GenMessage<InvalidateDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 16);
+  messageDesc(file_herald_v1_device, 19);
 
 /**
  * Which devices of an app a campaign targets.
@@ -504,7 +571,7 @@ export type AudienceFilter = Message<"herald.v1.AudienceFilter"> & {
  * Use `create(AudienceFilterSchema)` to create a new message.
  */
 export const AudienceFilterSchema: GenMessage<AudienceFilter> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 17);
+  messageDesc(file_herald_v1_device, 20);
 
 /**
  * @generated from message herald.v1.AudienceFilter.All
@@ -517,7 +584,7 @@ export type AudienceFilter_All = Message<"herald.v1.AudienceFilter.All"> & {
  * Use `create(AudienceFilter_AllSchema)` to create a new message.
  */
 export const AudienceFilter_AllSchema: GenMessage<AudienceFilter_All> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 17, 0);
+  messageDesc(file_herald_v1_device, 20, 0);
 
 /**
  * @generated from message herald.v1.AudienceFilter.ExternalIds
@@ -534,7 +601,7 @@ export type AudienceFilter_ExternalIds = Message<"herald.v1.AudienceFilter.Exter
  * Use `create(AudienceFilter_ExternalIdsSchema)` to create a new message.
  */
 export const AudienceFilter_ExternalIdsSchema: GenMessage<AudienceFilter_ExternalIds> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 17, 1);
+  messageDesc(file_herald_v1_device, 20, 1);
 
 /**
  * A segment's rule: every set part must match.
@@ -588,7 +655,7 @@ export type SegmentRule = Message<"herald.v1.SegmentRule"> & {
  * Use `create(SegmentRuleSchema)` to create a new message.
  */
 export const SegmentRuleSchema: GenMessage<SegmentRule> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 18);
+  messageDesc(file_herald_v1_device, 21);
 
 /**
  * What a sender needs of a device.
@@ -622,7 +689,7 @@ export type AudienceDevice = Message<"herald.v1.AudienceDevice"> & {
  * Use `create(AudienceDeviceSchema)` to create a new message.
  */
 export const AudienceDeviceSchema: GenMessage<AudienceDevice> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 19);
+  messageDesc(file_herald_v1_device, 22);
 
 /**
  * @generated from message herald.v1.StreamAudienceRequest
@@ -665,7 +732,7 @@ export type StreamAudienceRequest = Message<"herald.v1.StreamAudienceRequest"> &
  * Use `create(StreamAudienceRequestSchema)` to create a new message.
  */
 export const StreamAudienceRequestSchema: GenMessage<StreamAudienceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 20);
+  messageDesc(file_herald_v1_device, 23);
 
 /**
  * @generated from message herald.v1.StreamAudienceResponse
@@ -682,7 +749,7 @@ export type StreamAudienceResponse = Message<"herald.v1.StreamAudienceResponse">
  * Use `create(StreamAudienceResponseSchema)` to create a new message.
  */
 export const StreamAudienceResponseSchema: GenMessage<StreamAudienceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 21);
+  messageDesc(file_herald_v1_device, 24);
 
 /**
  * @generated from message herald.v1.CountAudienceRequest
@@ -711,7 +778,7 @@ export type CountAudienceRequest = Message<"herald.v1.CountAudienceRequest"> & {
  * Use `create(CountAudienceRequestSchema)` to create a new message.
  */
 export const CountAudienceRequestSchema: GenMessage<CountAudienceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 22);
+  messageDesc(file_herald_v1_device, 25);
 
 /**
  * @generated from message herald.v1.CountAudienceResponse
@@ -728,7 +795,7 @@ export type CountAudienceResponse = Message<"herald.v1.CountAudienceResponse"> &
  * Use `create(CountAudienceResponseSchema)` to create a new message.
  */
 export const CountAudienceResponseSchema: GenMessage<CountAudienceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 23);
+  messageDesc(file_herald_v1_device, 26);
 
 /**
  * @generated from message herald.v1.Segment
@@ -777,7 +844,7 @@ export type Segment = Message<"herald.v1.Segment"> & {
  * Use `create(SegmentSchema)` to create a new message.
  */
 export const SegmentSchema: GenMessage<Segment> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 24);
+  messageDesc(file_herald_v1_device, 27);
 
 /**
  * @generated from message herald.v1.CreateSegmentRequest
@@ -804,7 +871,7 @@ export type CreateSegmentRequest = Message<"herald.v1.CreateSegmentRequest"> & {
  * Use `create(CreateSegmentRequestSchema)` to create a new message.
  */
 export const CreateSegmentRequestSchema: GenMessage<CreateSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 25);
+  messageDesc(file_herald_v1_device, 28);
 
 /**
  * @generated from message herald.v1.CreateSegmentResponse
@@ -821,7 +888,7 @@ export type CreateSegmentResponse = Message<"herald.v1.CreateSegmentResponse"> &
  * Use `create(CreateSegmentResponseSchema)` to create a new message.
  */
 export const CreateSegmentResponseSchema: GenMessage<CreateSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 26);
+  messageDesc(file_herald_v1_device, 29);
 
 /**
  * @generated from message herald.v1.GetSegmentRequest
@@ -838,7 +905,7 @@ export type GetSegmentRequest = Message<"herald.v1.GetSegmentRequest"> & {
  * Use `create(GetSegmentRequestSchema)` to create a new message.
  */
 export const GetSegmentRequestSchema: GenMessage<GetSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 27);
+  messageDesc(file_herald_v1_device, 30);
 
 /**
  * @generated from message herald.v1.GetSegmentResponse
@@ -855,7 +922,7 @@ export type GetSegmentResponse = Message<"herald.v1.GetSegmentResponse"> & {
  * Use `create(GetSegmentResponseSchema)` to create a new message.
  */
 export const GetSegmentResponseSchema: GenMessage<GetSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 28);
+  messageDesc(file_herald_v1_device, 31);
 
 /**
  * @generated from message herald.v1.ListSegmentsRequest
@@ -877,7 +944,7 @@ export type ListSegmentsRequest = Message<"herald.v1.ListSegmentsRequest"> & {
  * Use `create(ListSegmentsRequestSchema)` to create a new message.
  */
 export const ListSegmentsRequestSchema: GenMessage<ListSegmentsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 29);
+  messageDesc(file_herald_v1_device, 32);
 
 /**
  * @generated from message herald.v1.ListSegmentsResponse
@@ -899,7 +966,7 @@ export type ListSegmentsResponse = Message<"herald.v1.ListSegmentsResponse"> & {
  * Use `create(ListSegmentsResponseSchema)` to create a new message.
  */
 export const ListSegmentsResponseSchema: GenMessage<ListSegmentsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 30);
+  messageDesc(file_herald_v1_device, 33);
 
 /**
  * Unset fields are kept.
@@ -928,7 +995,7 @@ export type UpdateSegmentRequest = Message<"herald.v1.UpdateSegmentRequest"> & {
  * Use `create(UpdateSegmentRequestSchema)` to create a new message.
  */
 export const UpdateSegmentRequestSchema: GenMessage<UpdateSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 31);
+  messageDesc(file_herald_v1_device, 34);
 
 /**
  * @generated from message herald.v1.UpdateSegmentResponse
@@ -945,7 +1012,7 @@ export type UpdateSegmentResponse = Message<"herald.v1.UpdateSegmentResponse"> &
  * Use `create(UpdateSegmentResponseSchema)` to create a new message.
  */
 export const UpdateSegmentResponseSchema: GenMessage<UpdateSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 32);
+  messageDesc(file_herald_v1_device, 35);
 
 /**
  * @generated from message herald.v1.DeleteSegmentRequest
@@ -962,7 +1029,7 @@ export type DeleteSegmentRequest = Message<"herald.v1.DeleteSegmentRequest"> & {
  * Use `create(DeleteSegmentRequestSchema)` to create a new message.
  */
 export const DeleteSegmentRequestSchema: GenMessage<DeleteSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 33);
+  messageDesc(file_herald_v1_device, 36);
 
 /**
  * @generated from message herald.v1.DeleteSegmentResponse
@@ -975,7 +1042,47 @@ export type DeleteSegmentResponse = Message<"herald.v1.DeleteSegmentResponse"> &
  * Use `create(DeleteSegmentResponseSchema)` to create a new message.
  */
 export const DeleteSegmentResponseSchema: GenMessage<DeleteSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 34);
+  messageDesc(file_herald_v1_device, 37);
+
+/**
+ * @generated from enum herald.v1.ImportOutcome
+ */
+export enum ImportOutcome {
+  /**
+   * @generated from enum value: IMPORT_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: IMPORT_OUTCOME_CREATED = 1;
+   */
+  CREATED = 1,
+
+  /**
+   * Stored before with other values (or invalid, or an earlier line of the same request).
+   *
+   * @generated from enum value: IMPORT_OUTCOME_UPDATED = 2;
+   */
+  UPDATED = 2,
+
+  /**
+   * Stored before with exactly these values: nothing was written.
+   *
+   * @generated from enum value: IMPORT_OUTCOME_UNCHANGED = 3;
+   */
+  UNCHANGED = 3,
+
+  /**
+   * @generated from enum value: IMPORT_OUTCOME_REJECTED = 4;
+   */
+  REJECTED = 4,
+}
+
+/**
+ * Describes the enum herald.v1.ImportOutcome.
+ */
+export const ImportOutcomeSchema: GenEnum<ImportOutcome> = /*@__PURE__*/
+  enumDesc(file_herald_v1_device, 0);
 
 /**
  * Devices of apps, keyed by (app_id, push_token), and the audience queries of campaigns.
@@ -992,6 +1099,18 @@ export const DeviceRegistryService: GenService<{
     methodKind: "unary";
     input: typeof RegisterDeviceRequestSchema;
     output: typeof RegisterDeviceResponseSchema;
+  },
+  /**
+   * Registers up to 1,000 devices of one app in one write, each exactly as RegisterDevice
+   * would (same validation, same upsert); a device whose stored state already matches is
+   * left untouched. Invalid ones are reported, never fail the others.
+   *
+   * @generated from rpc herald.v1.DeviceRegistryService.ImportDevices
+   */
+  importDevices: {
+    methodKind: "unary";
+    input: typeof ImportDevicesRequestSchema;
+    output: typeof ImportDevicesResponseSchema;
   },
   /**
    * @generated from rpc herald.v1.DeviceRegistryService.GetDevice
