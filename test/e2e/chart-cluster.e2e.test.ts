@@ -3,8 +3,8 @@ import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
 import { type ChartCluster, startChartCluster } from "../support/chart-cluster.js";
-import { makeApnsKey, makeServiceAccount } from "../support/credential-fixtures.js";
-import { bulkKey, expectConsistentStats, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { bulkKey, expectConsistentStats, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { createMixedApp } from "../support/mixed-app.js";
 import { restClient } from "../support/stack.js";
 
 // The chart proven by running it: every Deployment of the rendered chart started as the
@@ -46,46 +46,12 @@ describe("the chart with its default values", () => {
 
     const sim = new SimAdminClient(cluster.simAdminUrl);
     // The first API key comes from the rendered Secret, as NOTES.txt tells a user to read it.
-    const boot = restClient(cluster.gatewayUrl(), cluster.apiKey);
-    const bundle = "com.example.chart";
-    const app = await boot("POST", "/v1/apps", { name: "Chart", platform: "ios", bundle_id: bundle });
-    expect(app.status, app.text).toBe(201);
-    const appId = app.body.id as string;
-    const api = restClient(cluster.gatewayUrl(), await bulkKey(boot, appId));
-    const apns = makeApnsKey();
-    const sa = makeServiceAccount({ projectId: "herald-chart", tokenUri: "https://oauth2.googleapis.com/token" });
-    await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
-    await sim.registerFcmServiceAccount({
-      project_id: sa.projectId,
-      client_email: sa.clientEmail,
-      private_key: sa.privateKeyPem,
-    });
-    const configure = async (body: Record<string, unknown>) => {
-      const res = await api("POST", `/v1/apps/${appId}/platform-config`, body);
-      expect(res.status, res.text).toBe(200);
-      return res.body;
-    };
-    await configure({
-      platform: "ios",
-      apns_p8_key: apns.p8,
-      apns_key_id: apns.keyId,
-      apns_team_id: apns.teamId,
-      apns_topic: bundle,
-      apns_environment: "production",
-    });
-    await configure({ platform: "android", fcm_service_account: JSON.parse(sa.json) });
-    const web = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
-    const ios = await sim.createApnsDevices(bundle, 5);
-    const android = await sim.createFcmDevices(sa.projectId, 5);
-    const subs = await sim.createWebPushSubscriptions(web.vapid_public_key, 5);
-    const devices = [
-      ...ios.map((t) => ({ platform: "ios", push_token: t })),
-      ...android.map((t) => ({ platform: "android", push_token: t })),
-      ...subs.map((s) => ({ platform: "web", push_token: JSON.stringify(s.subscription) })),
-    ];
-    await mapLimit(devices, 8, async (d) => {
-      const res = await api("POST", "/v1/devices/register", { app_id: appId, ...d });
-      expect(res.status, res.text).toBe(200);
+    const { appId, api, apns } = await createMixedApp({
+      gatewayUrl: cluster.gatewayUrl(),
+      bootKey: cluster.apiKey,
+      sim,
+      bundle: "com.example.chart",
+      perPlatform: 5,
     });
 
     await sim.clearDeliveries();

@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { inject } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
-import { bulkKey, expectConsistentStats, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { bulkKey, expectConsistentStats, waitForCampaign, type Rest, waitUntil } from "../support/herald-client.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // kill -9 in the middle of a 20,000-device campaign: of the web push sender, then of
@@ -33,14 +33,6 @@ async function seedDevices(schema: string, appId: string, tokens: string[]): Pro
     }
   } finally {
     await client.end();
-  }
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type CreatedSubscription, SimAdminClient } from "@herald/provider-sim/admin-client";
-import { bulkKey, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { bulkKey, mapLimit, waitForCampaign, type Rest, waitUntil } from "../support/herald-client.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // The Prometheus metrics an operator scales and alerts on, read from /metrics of the
@@ -26,14 +26,6 @@ async function metric(port: number, name: string, labels: Record<string, string>
     if (want.every((w) => line.includes(w))) total += Number(line.split(" ").pop());
   }
   return total;
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 beforeAll(async () => {

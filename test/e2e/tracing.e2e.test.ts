@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SimAdminClient } from "@herald/provider-sim/admin-client";
-import { makeApnsKey, makeServiceAccount } from "../support/credential-fixtures.js";
-import { bulkKey, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { waitForCampaign, type Rest } from "../support/herald-client.js";
+import { createMixedApp } from "../support/mixed-app.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
-import { restClient, startStack, type Stack } from "../support/stack.js";
+import { startStack, type Stack } from "../support/stack.js";
 
 // One trace from the REST call to every provider request, exported over OTLP/HTTP to a
 // receiver in the test: half the processes speak http/json, the other half
@@ -57,55 +57,19 @@ beforeAll(async () => {
   });
   secrets.push(stack.apiKey);
   sim = new SimAdminClient(stack.simAdminUrl);
-  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
-  const bundle = "com.example.traced";
-  const app = await boot("POST", "/v1/apps", { name: "Traced", platform: "ios", bundle_id: bundle });
-  expect(app.status, app.text).toBe(201);
-  appId = app.body.id;
-  const key = await bulkKey(boot, appId);
-  secrets.push(key);
-  api = restClient(stack.gatewayUrls[0]!, key);
-  const apns = makeApnsKey();
-  const sa = makeServiceAccount({ projectId: "herald-traced", tokenUri: "https://oauth2.googleapis.com/token" });
-  secrets.push(apns.p8.split("\n")[1]!, sa.privateKeyPem.split("\n")[1]!);
-  await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
-  await sim.registerFcmServiceAccount({
-    project_id: sa.projectId,
-    client_email: sa.clientEmail,
-    private_key: sa.privateKeyPem,
+  const app = await createMixedApp({
+    gatewayUrl: stack.gatewayUrls[0]!,
+    bootKey: stack.apiKey,
+    sim,
+    bundle: "com.example.traced",
+    perPlatform: PER_PLATFORM,
   });
-  const configure = async (body: Record<string, unknown>) => {
-    const res = await api("POST", `/v1/apps/${appId}/platform-config`, body);
-    expect(res.status, res.text).toBe(200);
-    return res.body;
-  };
-  await configure({
-    platform: "ios",
-    apns_p8_key: apns.p8,
-    apns_key_id: apns.keyId,
-    apns_team_id: apns.teamId,
-    apns_topic: bundle,
-    apns_environment: "production",
-  });
-  await configure({ platform: "android", fcm_service_account: JSON.parse(sa.json) });
-  const web = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
-  const ios = await sim.createApnsDevices(bundle, PER_PLATFORM);
-  const android = await sim.createFcmDevices(sa.projectId, PER_PLATFORM);
-  const subs = await sim.createWebPushSubscriptions(web.vapid_public_key, PER_PLATFORM);
-  for (const s of subs) {
-    const url = new URL(s.subscription.endpoint);
-    secrets.push(url.pathname, s.subscription.keys.p256dh, s.subscription.keys.auth);
+  ({ appId, api } = app);
+  secrets.push(app.key, app.apns.p8.split("\n")[1]!, app.serviceAccount.privateKeyPem.split("\n")[1]!);
+  secrets.push(...app.ios, ...app.android);
+  for (const s of app.web) {
+    secrets.push(new URL(s.subscription.endpoint).pathname, s.subscription.keys.p256dh, s.subscription.keys.auth);
   }
-  secrets.push(...ios, ...android);
-  const devices = [
-    ...ios.map((t) => ({ platform: "ios", push_token: t })),
-    ...android.map((t) => ({ platform: "android", push_token: t })),
-    ...subs.map((s) => ({ platform: "web", push_token: JSON.stringify(s.subscription) })),
-  ];
-  await mapLimit(devices, 8, async (d) => {
-    const res = await api("POST", "/v1/devices/register", { app_id: appId, ...d });
-    expect(res.status, res.text).toBe(200);
-  });
 }, 180_000);
 
 afterAll(async () => {

@@ -52,3 +52,12 @@ export function expectConsistentStats(campaign: any) {
   expect(s.sent).toBe(campaign.audience_size);
   expect(s.delivered + s.failed + s.bounced + s.throttled).toBe(s.sent);
 }
+
+/** Polls `check` every 100 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -23,6 +23,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Requests received, by content type. */
   requests: Record<string, number>;
+  /** Bytes of span data received (counted in countOnly mode). */
+  bytes(): number;
   close(): Promise<void>;
 }
 
@@ -89,9 +91,14 @@ function collect(body: Any, into: ReceivedSpan[]): void {
   }
 }
 
-export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
+/**
+ * Listens on 127.0.0.1:`port` (0: any free one). With `countOnly`, requests and bytes are
+ * counted but not decoded (a benchmark's sink, which must not cost more than a collector).
+ */
+export async function startOtlpReceiver(port = 0, opts: { countOnly?: boolean } = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const requests: Record<string, number> = {};
+  let bytes = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -100,6 +107,11 @@ export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
       requests[type] = (requests[type] ?? 0) + 1;
       if (req.method !== "POST" || req.url !== "/v1/traces") {
         res.writeHead(404).end();
+        return;
+      }
+      if (opts.countOnly) {
+        bytes += chunks.reduce((n, c) => n + c.length, 0);
+        res.writeHead(200, { "content-type": type || "application/json" }).end(type === "application/json" ? "{}" : "");
         return;
       }
       try {
@@ -123,6 +135,7 @@ export async function startOtlpReceiver(port = 0): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     spans,
     requests,
+    bytes: () => bytes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

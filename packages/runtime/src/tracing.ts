@@ -65,6 +65,20 @@ async function* endWhenDone<T>(span: Span, source: AsyncIterable<T>): AsyncItera
   }
 }
 
+/** Ends an RPC's span with its response: at once, or when a streamed response ends. */
+async function endRpcSpan<R extends { stream: boolean; message: unknown }>(span: Span, response: Promise<R>): Promise<R> {
+  try {
+    const res = await response;
+    if (res.stream) return { ...res, message: endWhenDone(span, res.message as AsyncIterable<unknown>) };
+    span.end();
+    return res;
+  } catch (err) {
+    failSpan(span, err);
+    span.end();
+    throw err;
+  }
+}
+
 function rpcAttributes(req: { service: { typeName: string }; method: { name: string } }): Attributes {
   return { "rpc.system": "connect_rpc", "rpc.service": req.service.typeName, "rpc.method": req.method.name };
 }
@@ -78,16 +92,7 @@ export function tracingServerInterceptor(): Interceptor {
       { kind: SpanKind.SERVER, attributes: rpcAttributes(req) },
       parent,
     );
-    try {
-      const res = await context.with(trace.setSpan(parent, span), () => next(req));
-      if (res.stream) return { ...res, message: endWhenDone(span, res.message) };
-      span.end();
-      return res;
-    } catch (err) {
-      failSpan(span, err);
-      span.end();
-      throw err;
-    }
+    return endRpcSpan(span, context.with(trace.setSpan(parent, span), () => next(req)));
   };
 }
 
@@ -99,16 +104,7 @@ export function tracingClientInterceptor(): Interceptor {
       attributes: rpcAttributes(req),
     });
     propagation.inject(trace.setSpan(context.active(), span), req.header, headersSetter);
-    try {
-      const res = await next(req);
-      if (res.stream) return { ...res, message: endWhenDone(span, res.message) };
-      span.end();
-      return res;
-    } catch (err) {
-      failSpan(span, err);
-      span.end();
-      throw err;
-    }
+    return endRpcSpan(span, next(req));
   };
 }
 

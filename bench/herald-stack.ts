@@ -1,0 +1,113 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
+import { heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
+import { freePort } from "../test/support/stack.js";
+
+// The built Herald processes (production build, production dependencies: what the image
+// runs) for benchmarks, wired like dev mode (scripts/processes.mjs) on free ports.
+
+export interface BuiltProcess {
+  name: string;
+  child: ChildProcess;
+  /** Port of /readyz (the gateway: its HTTP port; the others: their admin port). */
+  ready: number;
+  output: string[];
+}
+
+export interface BuiltStack {
+  gatewayUrl: string;
+  processes: BuiltProcess[];
+  pids(): Record<string, number>;
+  stop(): Promise<void>;
+}
+
+export async function startBuiltStack(opts: {
+  releaseDir: string;
+  /** Roles to run (the simulator is never one: the benchmark brings its own sink). */
+  roles: string[];
+  /** APNS_URL, FCM_URL, FCM_TOKEN_URL: the sinks the senders talk to. */
+  providers: Record<string, string>;
+  env: Record<string, string>;
+  envFor?: Record<string, Record<string, string>>;
+}): Promise<BuiltStack> {
+  const names = [
+    "providerSim",
+    "providerSimAdmin",
+    "credential",
+    "credentialAdmin",
+    "deviceRegistry",
+    "deviceRegistryAdmin",
+    "campaign",
+    "campaignAdmin",
+    "senderApns",
+    "senderFcm",
+    "senderWebpush",
+    "gateway",
+  ] as const;
+  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()]))) as HeraldPorts;
+  const defs = heraldProcesses(ports, opts.providers).filter((p) => opts.roles.includes(p.name));
+  const processes: BuiltProcess[] = [];
+  const stop = async () => {
+    await Promise.all(
+      processes.map(async (p) => {
+        if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+        const exited = once(p.child, "exit");
+        p.child.kill("SIGTERM");
+        const timer = setTimeout(() => p.child.kill("SIGKILL"), 30_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  };
+  try {
+    for (const stage of [...new Set(defs.map((d) => d.stage))].sort()) {
+      const started = defs
+        .filter((d) => d.stage === stage)
+        .map((d): BuiltProcess => {
+          // args are [cli source, role]: run the built entry instead.
+          const role = d.args[d.args.length - 1]!;
+          const child = spawn(process.execPath, [path.join(opts.releaseDir, "packages/cli/dist/main.js"), role], {
+            cwd: opts.releaseDir,
+            env: {
+              PATH: process.env.PATH ?? "",
+              NODE_ENV: "production",
+              ...opts.env,
+              ...d.env,
+              ...opts.envFor?.[d.name],
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+          });
+          const output: string[] = [];
+          child.stdout!.setEncoding("utf8").on("data", (s: string) => output.push(s));
+          child.stderr!.setEncoding("utf8").on("data", (s: string) => output.push(s));
+          return { name: d.name, child, ready: d.health, output };
+        });
+      processes.push(...started);
+      await Promise.all(started.map(waitReady));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
+    processes,
+    pids: () => Object.fromEntries(processes.map((p) => [p.name, p.child.pid!])),
+    stop,
+  };
+}
+
+async function waitReady(p: BuiltProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (p.child.exitCode !== null) throw new Error(`${p.name} exited:\n${p.output.join("").slice(-2000)}`);
+    const ok = await fetch(`http://127.0.0.1:${p.ready}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${p.name} not ready:\n${p.output.join("").slice(-2000)}`);
+}

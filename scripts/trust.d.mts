@@ -1,0 +1,2 @@
+export declare function ensureSimulatorCa(root: string): string;
+export declare function caBundle(root: string, simCaPath: string, userCaFile?: string): string;

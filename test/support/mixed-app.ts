@@ -1,0 +1,75 @@
+import { expect } from "vitest";
+import type { CreatedSubscription, SimAdminClient } from "@herald/provider-sim/admin-client";
+import { makeApnsKey, makeServiceAccount } from "./credential-fixtures.js";
+import { bulkKey, mapLimit, type Rest } from "./herald-client.js";
+import { restClient } from "./stack.js";
+
+export interface MixedApp {
+  appId: string;
+  /** An org key without the default rate limit. */
+  key: string;
+  api: Rest;
+  apns: ReturnType<typeof makeApnsKey>;
+  serviceAccount: ReturnType<typeof makeServiceAccount>;
+  ios: string[];
+  android: string[];
+  web: CreatedSubscription[];
+}
+
+/**
+ * An app with all three platforms configured — an APNs key and an FCM service account
+ * the simulator knows, a generated VAPID pair — and `perPlatform` devices of each
+ * registered through the REST API. Google's token_uri stays in the service account: the
+ * stack redirects OAuth to the simulator with FCM_TOKEN_URL.
+ */
+export async function createMixedApp(opts: {
+  gatewayUrl: string;
+  bootKey: string;
+  sim: SimAdminClient;
+  bundle: string;
+  perPlatform: number;
+}): Promise<MixedApp> {
+  const { sim, bundle, perPlatform } = opts;
+  const boot = restClient(opts.gatewayUrl, opts.bootKey);
+  const app = await boot("POST", "/v1/apps", { name: bundle, platform: "ios", bundle_id: bundle });
+  expect(app.status, app.text).toBe(201);
+  const appId = app.body.id as string;
+  const key = await bulkKey(boot, appId);
+  const api = restClient(opts.gatewayUrl, key);
+  const apns = makeApnsKey();
+  const serviceAccount = makeServiceAccount({ tokenUri: "https://oauth2.googleapis.com/token" });
+  await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
+  await sim.registerFcmServiceAccount({
+    project_id: serviceAccount.projectId,
+    client_email: serviceAccount.clientEmail,
+    private_key: serviceAccount.privateKeyPem,
+  });
+  const configure = async (body: Record<string, unknown>) => {
+    const res = await api("POST", `/v1/apps/${appId}/platform-config`, body);
+    expect(res.status, res.text).toBe(200);
+    return res.body;
+  };
+  await configure({
+    platform: "ios",
+    apns_p8_key: apns.p8,
+    apns_key_id: apns.keyId,
+    apns_team_id: apns.teamId,
+    apns_topic: bundle,
+    apns_environment: "production",
+  });
+  await configure({ platform: "android", fcm_service_account: JSON.parse(serviceAccount.json) });
+  const vapid = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
+  const ios = await sim.createApnsDevices(bundle, perPlatform);
+  const android = await sim.createFcmDevices(serviceAccount.projectId, perPlatform);
+  const web = await sim.createWebPushSubscriptions(vapid.vapid_public_key, perPlatform);
+  const devices = [
+    ...ios.map((t) => ({ platform: "ios", push_token: t })),
+    ...android.map((t) => ({ platform: "android", push_token: t })),
+    ...web.map((s) => ({ platform: "web", push_token: JSON.stringify(s.subscription) })),
+  ];
+  await mapLimit(devices, 8, async (d) => {
+    const res = await api("POST", "/v1/devices/register", { app_id: appId, ...d });
+    expect(res.status, res.text).toBe(200);
+  });
+  return { appId, key, api, apns, serviceAccount, ios, android, web };
+}
