@@ -1,6 +1,13 @@
 import cors from "@fastify/cors";
 import { createMetricsRegistry, type Logger } from "@herald/runtime";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import type { Redis } from "ioredis";
 import type { Registry } from "prom-client";
 import { createRequire } from "node:module";
@@ -69,6 +76,15 @@ const EXPOSED_HEADERS = [
   "Idempotent-Replayed",
 ];
 
+/** Errors the router raises before any route runs, in the API's error body. */
+function frameworkErrorReply(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    void reply.code(404).send({ error: "NotFound", message: "no such resource" });
+  } else {
+    void reply.code(400).send({ error: "ValidationError", message: "the request URL is malformed" });
+  }
+}
+
 /** The whole gateway, wired but not listening: server.ts listens, tests use inject(). */
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts;
@@ -83,8 +99,11 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
     }),
     bodyLimit: config.bodyLimitBytes,
-    // Trailing slashes and double slashes name the same route.
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Trailing slashes and double slashes name the same route. Path parameters of any
+    // length reach their schema (a too-long id is an unknown one: 404 after auth), up to
+    // what fits in a request line anyway.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16_384 },
+    frameworkErrors: frameworkErrorReply,
   });
   app.setValidatorCompiler(createValidatorCompiler(sharedSchemas));
 

@@ -1,4 +1,4 @@
-import { Ajv, type Options } from "ajv";
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
 
@@ -26,6 +26,50 @@ export function createValidatorCompiler(shared: readonly object[]): FastifySchem
   return ({ schema, httpPart }) => {
     // A streamed body (NDJSON import) is validated by its route, line by line.
     if (httpPart === "body" && (schema as Record<string, unknown>)["x-ndjson-stream"] === true) return () => true;
-    return (httpPart === "body" ? body : text).compile(schema as object);
+    return withInputRules((httpPart === "body" ? body : text).compile(schema as object));
   };
 }
+
+type Validate = ValidateFunction & { errors?: ErrorObject[] | null };
+
+/**
+ * Rules every request part obeys beyond its schema: no NUL character in any string
+ * (PostgreSQL text cannot hold one; a 400 here, not a 500 deep down), and no number
+ * that is not finite — "1e400" coerces to Infinity, which JSON Schema's integer and
+ * maximum checks let through.
+ */
+export function withInputRules(validate: Validate): Validate {
+  const checked = ((data: unknown) => {
+    if (!validate(data)) {
+      checked.errors = validate.errors;
+      return false;
+    }
+    const bad = findBadValue(data, "");
+    checked.errors = bad ? [bad] : null;
+    return bad === undefined;
+  }) as Validate;
+  return checked;
+}
+
+function findBadValue(value: unknown, path: string, depth = 0): ErrorObject | undefined {
+  if (typeof value === "string") {
+    return value.includes("\u0000") ? violation(path, "must not contain NUL characters") : undefined;
+  }
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : violation(path, "must be a finite number");
+  if (value === null || typeof value !== "object" || depth > 64) return undefined;
+  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const key = String(k);
+    if (key.includes("\u0000")) return violation(path, "must not have a key with a NUL character");
+    const bad = findBadValue(v, `${path}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`, depth + 1);
+    if (bad) return bad;
+  }
+  return undefined;
+}
+
+const violation = (instancePath: string, message: string): ErrorObject => ({
+  keyword: "input",
+  instancePath,
+  schemaPath: "#",
+  params: {},
+  message,
+});
