@@ -166,6 +166,8 @@ describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
     expect(
       trace.some((s) => s.attributes["db.system"] === "postgresql" || s.attributes["db.system.name"] === "postgresql"),
     ).toBe(true);
+    // Log lines written inside the trace carry its ids.
+    expect(stack.logs()).toContain(`"trace_id":"${tp.traceId}"`);
     expect(receiver.requests["application/json"]).toBeGreaterThan(0);
     expect(receiver.requests["application/x-protobuf"]).toBeGreaterThan(0);
   }, 120_000);

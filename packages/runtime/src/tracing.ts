@@ -66,7 +66,10 @@ async function* endWhenDone<T>(span: Span, source: AsyncIterable<T>): AsyncItera
 }
 
 /** Ends an RPC's span with its response: at once, or when a streamed response ends. */
-async function endRpcSpan<R extends { stream: boolean; message: unknown }>(span: Span, response: Promise<R>): Promise<R> {
+async function endRpcSpan<R extends { stream: boolean; message: unknown }>(
+  span: Span,
+  response: Promise<R>,
+): Promise<R> {
   try {
     const res = await response;
     if (res.stream) return { ...res, message: endWhenDone(span, res.message as AsyncIterable<unknown>) };
@@ -92,7 +95,10 @@ export function tracingServerInterceptor(): Interceptor {
       { kind: SpanKind.SERVER, attributes: rpcAttributes(req) },
       parent,
     );
-    return endRpcSpan(span, context.with(trace.setSpan(parent, span), () => next(req)));
+    return endRpcSpan(
+      span,
+      context.with(trace.setSpan(parent, span), () => next(req)),
+    );
   };
 }
 
