@@ -168,12 +168,7 @@ export async function renderChart({
   renderer,
 }) {
   const r0 = renderer ?? (await ensureRenderer());
-  const common = [
-    "--namespace",
-    namespace,
-    ...valueArgs({ valuesFiles, set, setString }),
-    ...(kubeVersion ? ["--kube-version", kubeVersion] : []),
-  ];
+  const common = commonArgs({ namespace, valuesFiles, set, setString, kubeVersion });
   const apis = apiVersions.flatMap((a) => ["--api-versions", a]);
   if (r0.kind === "helm-render") {
     const r = await run(r0.bin, ["--name", releaseName, ...common, ...apis, ...(notes ? ["--notes"] : []), chartDir]);
@@ -188,6 +183,16 @@ export async function renderChart({
   if (n.code !== 0) throw failure(n, "helm install --dry-run", n.stderr);
   const text = n.stdout.split(/^NOTES:\n/m)[1]?.trim();
   return text ? `${r.stdout}NOTES:\n${text}\n` : r.stdout;
+}
+
+/** Namespace, values and Kubernetes version flags: the same for helm and helm-render. */
+function commonArgs({ namespace, valuesFiles, set, setString, kubeVersion }) {
+  return [
+    "--namespace",
+    namespace,
+    ...valueArgs({ valuesFiles, set, setString }),
+    ...(kubeVersion ? ["--kube-version", kubeVersion] : []),
+  ];
 }
 
 /**
@@ -206,12 +211,7 @@ export async function lintChart({
   renderer,
 }) {
   const r0 = renderer ?? (await ensureRenderer());
-  const common = [
-    "--namespace",
-    namespace,
-    ...valueArgs({ valuesFiles, set, setString }),
-    ...(kubeVersion ? ["--kube-version", kubeVersion] : []),
-  ];
+  const common = commonArgs({ namespace, valuesFiles, set, setString, kubeVersion });
   const r =
     r0.kind === "helm-render"
       ? await run(r0.bin, [
