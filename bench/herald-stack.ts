@@ -72,6 +72,8 @@ export async function startBuiltStack(opts: {
             env: {
               PATH: process.env.PATH ?? "",
               NODE_ENV: "production",
+              // Profiling: BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench …
+              ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
               ...opts.env,
               ...d.env,
               ...opts.envFor?.[d.name],

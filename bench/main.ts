@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,15 +13,18 @@ import { DEFAULT_URLS } from "../test/support/infra-urls.js";
 import { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { freePort, restClient } from "../test/support/stack.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
+import { closedLoop, type LoadResult } from "./load.js";
 import { cpuSeconds, peakRss } from "./proc-stats.js";
 
-// `npm run bench [-- --quick] [--devices N] [--rounds R]`
+// `npm run bench [-- --quick] [--scenario e2e|ingest] [--devices N] [--rounds R] [--only S]`
 //
-// End to end on the built processes (what the image runs): an iOS campaign from
-// `POST /v1/push/send` to `completed`, delivered to a lean APNs sink in its own process,
-// with tracing off, with the SDK on but the send not sampled, and with every span
-// recorded and exported (100 %). Variants are interleaved round by round and each figure
-// is the median of the rounds. Results: bench/results/<date>-<name>.{json,md}.
+// On the built processes (what the image runs), sides interleaved round by round, each
+// figure the median of the rounds. Results: bench/results/<date>-<name>.{json,md}.
+// - e2e: an iOS campaign from `POST /v1/push/send` to `completed`, delivered to a lean
+//   APNs sink in its own process, with tracing off, with the SDK on but the send not
+//   sampled, and with every span recorded and exported (100 %).
+// - ingest: device registrations through the gateway, 64 in flight, against a bare
+//   fastify + pg upsert into the same table (bench/bare-register.ts).
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
@@ -32,6 +36,12 @@ const QUICK = flag("quick");
 const DEVICES = option("devices", QUICK ? 5_000 : 50_000);
 const ROUNDS = option("rounds", QUICK ? 1 : 3);
 const ROLES = ["credential", "device-registry", "campaign", "sender-apns", "gateway"];
+// The gateway is ready only with all three API services up, so the campaign service runs too.
+const INGEST_ROLES = ["credential", "device-registry", "campaign", "gateway"];
+const INGEST_SECONDS = QUICK ? 5 : 10;
+const INGEST_CONCURRENCY = 64;
+/** --scenario e2e | ingest (default: both). */
+const SCENARIO = args.includes("--scenario") ? args[args.indexOf("--scenario") + 1]! : "all";
 const root = path.resolve(import.meta.dirname, "..");
 
 interface Variant {
@@ -144,7 +154,7 @@ async function main() {
   let appId: string | undefined;
   const runs: Run[] = [];
   try {
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < (SCENARIO === "ingest" ? 0 : ROUNDS); round++) {
       // Interleaved: each round starts with the next variant.
       const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
       for (const variant of order) {
@@ -186,11 +196,162 @@ async function main() {
         }
       }
     }
+    if (runs.length > 0) report(runs);
+    if (SCENARIO !== "e2e") reportIngest(await ingest(releaseDir, env, apiKey, databaseUrl));
   } finally {
     sink.child.kill("SIGTERM");
     await otlp.close();
   }
-  report(runs);
+}
+
+interface IngestRun {
+  side: string;
+  round: number;
+  result: LoadResult;
+  cpuPer1k: number;
+}
+
+/** Registrations through the gateway vs the bare limit, interleaved. */
+async function ingest(
+  releaseDir: string,
+  env: Record<string, string>,
+  apiKey: string,
+  databaseUrl: string,
+): Promise<IngestRun[]> {
+  const runs: IngestRun[] = [];
+  let appId: string | undefined;
+  let key: string | undefined;
+  const body = (tag: string) => (i: number) => ({
+    app_id: appId,
+    platform: "ios",
+    push_token: createHash("sha256").update(`${tag}-${i}`).digest("hex"),
+    language: "en",
+  });
+  const sides = {
+    herald: async (round: number): Promise<IngestRun> => {
+      const stack = await startBuiltStack({ releaseDir, roles: INGEST_ROLES, providers: {}, env });
+      try {
+        const boot = restClient(stack.gatewayUrl, apiKey);
+        if (!appId) {
+          const app = await boot("POST", "/v1/apps", {
+            name: "Ingest",
+            platform: "ios",
+            bundle_id: "com.example.ingest",
+          });
+          appId = app.body.id as string;
+          const k = await boot("POST", `/v1/apps/${appId}/api-keys`, {
+            name: "ingest",
+            scope: "app",
+            rate_limit_per_minute: 1_000_000,
+          });
+          key = k.body.secret as string;
+        }
+        const pids = stack.pids();
+        const cpu0 = Object.values(pids).reduce((n, pid) => n + cpuSeconds(pid), 0);
+        const result = await closedLoop({
+          url: `${stack.gatewayUrl}/v1/devices/register`,
+          headers: { authorization: `Bearer ${key}` },
+          body: body(`herald-${round}`),
+          concurrency: INGEST_CONCURRENCY,
+          seconds: INGEST_SECONDS,
+          ok: 200,
+        });
+        const cpu = Object.values(pids).reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
+        return { side: "Herald gateway → registry", round, result, cpuPer1k: (cpu / result.requests) * 1000 };
+      } finally {
+        await stack.stop();
+      }
+    },
+    bare: async (round: number): Promise<IngestRun> => {
+      const port = await freePort();
+      const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, "bench/bare-register.ts"], {
+        cwd: root,
+        env: { ...process.env, BARE_PORT: String(port), DATABASE_URL: databaseUrl },
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      try {
+        for (let i = 0; i < 100; i++) {
+          const up = await fetch(`http://127.0.0.1:${port}/register`, { method: "OPTIONS" }).then(
+            () => true,
+            () => false,
+          );
+          if (up) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const cpu0 = cpuSeconds(child.pid!);
+        const result = await closedLoop({
+          url: `http://127.0.0.1:${port}/register`,
+          headers: {},
+          body: body(`bare-${round}`),
+          concurrency: INGEST_CONCURRENCY,
+          seconds: INGEST_SECONDS,
+          ok: 200,
+        });
+        const cpu = cpuSeconds(child.pid!) - cpu0;
+        return { side: "bare fastify + pg upsert", round, result, cpuPer1k: (cpu / result.requests) * 1000 };
+      } finally {
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }
+    },
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Herald first in round 0: its registry creates the table the bare side writes to.
+    const order = round % 2 === 0 ? (["herald", "bare"] as const) : (["bare", "herald"] as const);
+    for (const side of order) {
+      const run = await sides[side](round);
+      runs.push(run);
+      console.log(
+        `  round ${round + 1} ${run.side.padEnd(28)} ${Math.round(run.result.perSecond)}/s, ` +
+          `p50 ${run.result.p50Ms.toFixed(1)} ms, p99 ${run.result.p99Ms.toFixed(1)} ms, ${run.result.errors} errors`,
+      );
+    }
+  }
+  return runs;
+}
+
+function reportIngest(runs: IngestRun[]) {
+  const sides = [...new Set(runs.map((r) => r.side))];
+  const rows = sides.map((side) => {
+    const rs = runs.filter((r) => r.side === side);
+    return {
+      side,
+      perSecond: median(rs.map((r) => r.result.perSecond)),
+      p50Ms: median(rs.map((r) => r.result.p50Ms)),
+      p99Ms: median(rs.map((r) => r.result.p99Ms)),
+      cpuPer1k: median(rs.map((r) => r.cpuPer1k)),
+      errors: rs.reduce((n, r) => n + r.result.errors, 0),
+    };
+  });
+  const bare = rows.find((r) => r.side.startsWith("bare"))!;
+  const table = [
+    `## Ingest: device registrations, ${INGEST_CONCURRENCY} in flight, ${INGEST_SECONDS} s per side`,
+    "",
+    `${ROUNDS} interleaved round(s), medians; a new device (iOS token) every request.`,
+    "",
+    "| side | registrations/s | ratio to bare | p50 ms | p99 ms | CPU s per 1k | errors |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.side} | ${Math.round(r.perSecond)} | ${(r.perSecond / bare.perSecond).toFixed(2)} | ${r.p50Ms.toFixed(1)} | ` +
+        `${r.p99Ms.toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.errors} |`,
+    ),
+  ].join("\n");
+  console.log(`\n${table}\n`);
+  writeResult(
+    `ingest${QUICK ? "-quick" : ""}`,
+    { concurrency: INGEST_CONCURRENCY, seconds: INGEST_SECONDS, runs, rows },
+    table,
+  );
+}
+
+function writeResult(name: string, json: unknown, table: string) {
+  const dir = path.join(root, "bench/results");
+  mkdirSync(dir, { recursive: true });
+  const file = `${new Date().toISOString().slice(0, 10)}-${name}`;
+  writeFileSync(path.join(dir, `${file}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(path.join(dir, `${file}.md`), `${table}\n`);
+  console.log(`results: bench/results/${file}.{json,md}`);
 }
 
 async function runCampaign(
@@ -300,16 +461,11 @@ function report(runs: Run[]) {
   ];
   const table = lines.join("\n");
   console.log(`\n${table}\n`);
-  const dir = path.join(root, "bench/results");
-  mkdirSync(dir, { recursive: true });
-  const stamp = new Date().toISOString().slice(0, 10);
-  const name = `${stamp}-e2e-ios-tracing${QUICK ? "-quick" : ""}`;
-  writeFileSync(
-    path.join(dir, `${name}.json`),
-    `${JSON.stringify({ devices: DEVICES, rounds: ROUNDS, node: process.version, runs, rows, tenth }, null, 2)}\n`,
+  writeResult(
+    `e2e-ios-tracing${QUICK ? "-quick" : ""}`,
+    { devices: DEVICES, rounds: ROUNDS, node: process.version, runs, rows, tenth },
+    table,
   );
-  writeFileSync(path.join(dir, `${name}.md`), `${table}\n`);
-  console.log(`results: bench/results/${name}.{json,md}`);
 }
 
 main().then(
