@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type CreatedSubscription, SimAdminClient } from "@herald/provider-sim/admin-client";
-import { bulkKey, mapLimit, waitForCampaign, type Rest, waitUntil } from "../support/herald-client.js";
+import { bulkKey, mapLimit, waitForCampaign, type Rest, waitUntil, scrapeMetric } from "../support/herald-client.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // The Prometheus metrics an operator scales and alerts on, read from /metrics of the
@@ -15,18 +15,6 @@ let api: Rest;
 let sim: SimAdminClient;
 let appId: string;
 let subs: CreatedSubscription[];
-
-/** One series' value from a Prometheus text exposition (0 when absent). */
-async function metric(port: number, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  let total = 0;
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (want.every((w) => line.includes(w))) total += Number(line.split(" ").pop());
-  }
-  return total;
-}
 
 beforeAll(async () => {
   stack = await startStack(inject("infra"), {
@@ -67,7 +55,7 @@ describe("metrics", () => {
       await Promise.all(
         outcomes.map(async (o) => [
           o,
-          await metric(sender, "herald_deliveries_total", { platform: "web", outcome: o }),
+          await scrapeMetric(sender, "herald_deliveries_total", { platform: "web", outcome: o }),
         ]),
       ),
     );
@@ -80,26 +68,32 @@ describe("metrics", () => {
     const done = await waitForCampaign(api, res.body.id, ["completed"], 60_000);
     expect(done.stats).toMatchObject({ sent: N, delivered: N - GONE, bounced: GONE, failed: 0, throttled: 0 });
     for (const o of outcomes) {
-      const after = await metric(sender, "herald_deliveries_total", { platform: "web", outcome: o });
+      const after = await scrapeMetric(sender, "herald_deliveries_total", { platform: "web", outcome: o });
       expect(after - before[o]!, o).toBe(done.stats[o]);
     }
     // The provider latency histogram counted every request, 410s among them.
     expect(
-      await metric(sender, "herald_provider_request_duration_seconds_count", { provider: "webpush", status: "4xx" }),
+      await scrapeMetric(sender, "herald_provider_request_duration_seconds_count", {
+        provider: "webpush",
+        status: "4xx",
+      }),
     ).toBeGreaterThanOrEqual(GONE);
     expect(
-      await metric(sender, "herald_provider_request_duration_seconds_count", { provider: "webpush", status: "2xx" }),
+      await scrapeMetric(sender, "herald_provider_request_duration_seconds_count", {
+        provider: "webpush",
+        status: "2xx",
+      }),
     ).toBeGreaterThanOrEqual(N - GONE);
     // Campaigns by status, from the campaign service.
-    expect(await metric(stack.process("campaign").health, "herald_campaigns", { status: "completed" })).toBeGreaterThan(
-      0,
-    );
+    expect(
+      await scrapeMetric(stack.process("campaign").health, "herald_campaigns", { status: "completed" }),
+    ).toBeGreaterThan(0);
     for (const s of subs.slice(0, GONE)) await sim.reviveWebPush(s.id);
   });
 
   it("shows a sender's JetStream backlog rising while it is stopped and falling when it resumes", async () => {
     const campaign = stack.process("campaign").health;
-    const backlog = () => metric(campaign, "herald_sender_backlog_batches", { platform: "web" });
+    const backlog = () => scrapeMetric(campaign, "herald_sender_backlog_batches", { platform: "web" });
     expect(await backlog()).toBe(0);
     await stack.kill("sender-webpush");
     // The devices bounced in the test above are invalid now: re-register them (revival).

@@ -61,3 +61,22 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** One metric's value summed over the series whose labels include `labels`, from a /metrics port (0 when absent). */
+export async function scrapeMetric(port: number, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let total = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (want.every((w) => line.includes(w))) total += Number(line.split(" ").pop());
+  }
+  return total;
+}
+
+/** A completed campaign that reached every one of its `n` devices, with consistent stats. */
+export function expectAllDelivered(campaign: any, n: number): void {
+  expect(campaign.audience_size).toBe(n);
+  expect(campaign.stats).toMatchObject({ sent: n, delivered: n, failed: 0, bounced: 0, throttled: 0 });
+  expectConsistentStats(campaign);
+}
