@@ -21,13 +21,16 @@ export class AppDirectory {
   }
 
   /** The app; NOT_FOUND from the credential service when there is none. */
-  async get(appId: string): Promise<App> {
-    const cached = this.cache.get(appId.toLowerCase());
-    if (cached) return cached;
-    const { app } = await this.credential.getApp({ appId });
-    if (!app) throw new Error("GetApp answered without an app");
-    this.remember(app);
-    return app;
+  get(appId: string): Promise<App> {
+    return this.cache.getOrLoad(
+      appId.toLowerCase(),
+      async () => {
+        const { app } = await this.credential.getApp({ appId });
+        if (!app) throw new Error("GetApp answered without an app");
+        return app;
+      },
+      () => this.ttlMs,
+    );
   }
 
   /** The app if the principal may use it: 404 when unknown, 403 when it is not theirs. */

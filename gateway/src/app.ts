@@ -30,6 +30,7 @@ import { readinessCheck } from "./readiness.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
 import { registerAppRoutes } from "./routes/apps.js";
 import { registerCampaignRoutes } from "./routes/campaigns.js";
+import { Registrations } from "./registrations.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { registerDeviceRoutes } from "./routes/devices.js";
 import { registerHealthRoutes } from "./routes/health.js";
@@ -138,6 +139,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const deps: RouteDeps = {
     credential: opts.credential,
     devices: opts.devices,
+    registrations: new Registrations(opts.devices),
     campaigns: opts.campaigns,
     apps: new AppDirectory(opts.credential, 3_000, { now }),
     apiKeys,

@@ -5,6 +5,7 @@
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+  private readonly loading = new Map<string, Promise<V>>();
 
   constructor(
     private readonly maxEntries: number,
@@ -19,6 +20,32 @@ export class TtlCache<V> {
       return undefined;
     }
     return entry.value;
+  }
+
+  /**
+   * The cached value, or the one `load` gives, kept for `ttlOf(value)` ms. Concurrent misses
+   * of one key share a single load, so an entry expiring under load costs one lookup, not
+   * one per waiting request.
+   */
+  getOrLoad(key: string, load: () => Promise<V>, ttlOf: (value: V) => number): Promise<V> {
+    const cached = this.get(key);
+    if (cached !== undefined) return Promise.resolve(cached);
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = load().then(
+        (value) => {
+          this.loading.delete(key);
+          this.set(key, value, ttlOf(value));
+          return value;
+        },
+        (err: unknown) => {
+          this.loading.delete(key);
+          throw err;
+        },
+      );
+      this.loading.set(key, pending);
+    }
+    return pending;
   }
 
   set(key: string, value: V, ttlMs: number): void {

@@ -35,7 +35,6 @@ export function verifyWith(credential: CredentialClient, defaultLimit: number): 
  */
 export class ApiKeyVerifier {
   private readonly cache: TtlCache<Principal | null>;
-  private readonly inFlight = new Map<string, Promise<Principal | null>>();
   private readonly negativeTtlMs: number;
 
   constructor(
@@ -47,16 +46,13 @@ export class ApiKeyVerifier {
     this.negativeTtlMs = Math.min(ttlMs, 2_000);
   }
 
-  async principalFor(secret: string): Promise<Principal | null> {
+  principalFor(secret: string): Promise<Principal | null> {
     const digest = createHash("sha256").update(secret, "utf8").digest("hex");
-    const cached = this.cache.get(digest);
-    if (cached !== undefined) return cached;
-    let pending = this.inFlight.get(digest);
-    if (!pending) {
-      pending = this.lookup(digest, secret);
-      this.inFlight.set(digest, pending);
-    }
-    return pending;
+    return this.cache.getOrLoad(
+      digest,
+      () => this.verify(secret),
+      (principal) => (principal ? this.ttlMs : this.negativeTtlMs),
+    );
   }
 
   /** Forgets a key this replica saw revoked, so it stops working here at once. */
@@ -67,15 +63,5 @@ export class ApiKeyVerifier {
   /** Forgets everything, e.g. after an app (and with it its keys) was deleted. */
   forgetAll(): void {
     this.cache.clear();
-  }
-
-  private async lookup(digest: string, secret: string): Promise<Principal | null> {
-    try {
-      const principal = await this.verify(secret);
-      this.cache.set(digest, principal, principal ? this.ttlMs : this.negativeTtlMs);
-      return principal;
-    } finally {
-      this.inFlight.delete(digest);
-    }
   }
 }

@@ -1,11 +1,14 @@
 import type { AppDirectory } from "../app-directory.js";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
 import type { CampaignClient, CredentialClient, DeviceClient } from "../backends.js";
+import type { Registrations } from "../registrations.js";
 
 /** What the /v1 route handlers need. */
 export interface RouteDeps {
   credential: CredentialClient;
   devices: DeviceClient;
+  /** Device registrations, coalesced into RegisterDevices calls. */
+  registrations: Registrations;
   campaigns: CampaignClient;
   apps: AppDirectory;
   apiKeys: ApiKeyVerifier;

@@ -59,7 +59,7 @@ const present = (device: Device | undefined, rpc: string): Device => {
 };
 
 export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): void {
-  const { devices, apps } = deps;
+  const { devices, apps, registrations } = deps;
 
   /** The device if the caller may touch its app: 404 when unknown, 403 when not theirs. */
   async function authorizedDevice(request: FastifyRequest<{ Params: DeviceParams }>): Promise<Device> {
@@ -72,7 +72,7 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
   scope.post<{ Body: RegisterBody }>("/devices/register", { schema: registerDeviceSchema }, async (request) => {
     const body = request.body;
     const app = await apps.authorized(principalOf(request), body.app_id);
-    const { device } = await devices.registerDevice(registerRequest(app.id, body));
+    const { device } = await registrations.register(registerRequest(app.id, body));
     return deviceView(present(device, "RegisterDevice"));
   });
 

@@ -17,3 +17,4 @@ export * from "./run-service.js";
 export * from "./readiness.js";
 export * from "./tracing.js";
 export * from "./backlog-metrics.js";
+export * from "./coalescer.js";

@@ -17,6 +17,8 @@ import {
   type ListDevicesRequest,
   type ListSegmentsRequest,
   type RegisterDeviceRequest,
+  RegisterDeviceResultSchema,
+  type RegisterDevicesRequest,
   type SetOptInRequest,
   type StreamAudienceRequest,
   type TagList,
@@ -48,6 +50,9 @@ const MAX_AUDIENCE_PAGE = 5_000;
 const MAX_INVALIDATIONS = 10_000;
 const MAX_IMPORT = 1_000;
 
+/** A registration validated, or why it is invalid. */
+type Checked = { registration: Registration; reason?: undefined } | { registration?: undefined; reason: string };
+
 export interface DeviceRegistryDeps {
   store: DeviceStore;
   segments: SegmentStore;
@@ -72,23 +77,46 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
     return { device: toDevice(device), created };
   }
 
+  async registerDevices(req: RegisterDevicesRequest) {
+    if (req.devices.length > MAX_IMPORT)
+      throw invalidArgument(`at most ${MAX_IMPORT} devices per RegisterDevices call`);
+    const checked = await Promise.all(req.devices.map((d) => this.check(() => requireAppId(d.appId), d)));
+    const valid = checked.flatMap((c) => (c.registration ? [c.registration] : []));
+    const written = await this.deps.store.registerMany(valid);
+    let next = 0;
+    const results = checked.map((c) => {
+      if (!c.registration)
+        return create(RegisterDeviceResultSchema, { result: { case: "invalidArgument", value: c.reason } });
+      const { device, created } = written[next++]!;
+      this.deps.metrics.registrations.inc({ result: created ? "created" : "updated" });
+      return create(RegisterDeviceResultSchema, {
+        result: { case: "registered", value: { device: toDevice(device), created } },
+      });
+    });
+    return { results };
+  }
+
+  /** A registration validated as RegisterDevice validates it, or why it is invalid. */
+  private async check(appId: () => string, req: RegisterDeviceRequest): Promise<Checked> {
+    try {
+      return { registration: await registration(appId(), req, this.deps.endpointPolicy) };
+    } catch (err) {
+      if (err instanceof ConnectError && err.code === Code.InvalidArgument) return { reason: err.rawMessage };
+      throw err;
+    }
+  }
+
   async importDevices(req: ImportDevicesRequest) {
     const appId = requireAppId(req.appId);
     if (req.devices.length > MAX_IMPORT) throw invalidArgument(`at most ${MAX_IMPORT} devices per ImportDevices call`);
     const results: ImportResult[] = new Array(req.devices.length);
     // Validated exactly as RegisterDevice validates (the endpoint guard may resolve names: at once).
     const checked = await Promise.all(
-      req.devices.map(async (d) => {
-        if (d.appId !== "" && d.appId.toLowerCase() !== appId) {
-          return { reason: "app_id differs from the app being imported into" };
-        }
-        try {
-          return { registration: await registration(appId, d, this.deps.endpointPolicy) };
-        } catch (err) {
-          if (err instanceof ConnectError && err.code === Code.InvalidArgument) return { reason: err.rawMessage };
-          throw err;
-        }
-      }),
+      req.devices.map((d) =>
+        d.appId !== "" && d.appId.toLowerCase() !== appId
+          ? ({ reason: "app_id differs from the app being imported into" } as Checked)
+          : this.check(() => appId, d),
+      ),
     );
     // One write per token: a later line with the same token wins, the earlier counts as updated by it.
     const lastOf = new Map<string, number>();

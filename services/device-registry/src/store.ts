@@ -51,8 +51,16 @@ export interface Invalidation {
 /** What a bulk import did to one registration. */
 export type ImportWrite = "created" | "updated" | "unchanged";
 
+/** What a registration did: its device, and whether the token was new to its app. */
+export interface Registered {
+  device: DeviceRow;
+  created: boolean;
+}
+
 export interface DeviceStore {
-  register(r: Registration): Promise<{ device: DeviceRow; created: boolean }>;
+  register(r: Registration): Promise<Registered>;
+  /** Registers many devices (any apps, any tokens) as register() would, in one statement where it can. */
+  registerMany(registrations: readonly Registration[]): Promise<Registered[]>;
   /** Registers many devices of one app in one statement; tokens must be distinct. */
   importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]>;
   get(id: string): Promise<DeviceRow | undefined>;
@@ -71,6 +79,33 @@ export interface DeviceStore {
 const DEVICE_COLUMNS =
   "id, app_id, platform, push_token, external_id, language, timezone, app_version, tags, opted_in, invalid, created_at, updated_at";
 
+/** One registration as a row of jsonb_to_recordset($n::jsonb) AS x(${RECORD_COLUMNS}). */
+const RECORD_COLUMNS =
+  "i int, a uuid, h text, t text, p text, se boolean, e text, sl boolean, l text, sz boolean, z text, sv boolean, v text, tg jsonb";
+const record = (r: Registration, i: number) => ({
+  i,
+  a: r.appId,
+  h: tokenHash(r.pushToken).toString("hex"),
+  t: r.pushToken,
+  p: r.platform,
+  se: r.externalId !== undefined,
+  e: r.externalId ?? null,
+  sl: r.language !== undefined,
+  l: r.language ?? null,
+  sz: r.timezone !== undefined,
+  z: r.timezone ?? null,
+  sv: r.appVersion !== undefined,
+  v: r.appVersion ?? null,
+  tg: r.tags ?? null,
+});
+const columnsOf = (table: string) =>
+  DEVICE_COLUMNS.split(", ")
+    .map((c) => `${table}.${c}`)
+    .join(", ");
+
+/** Deadlock, serialization failure: the batch statement lost a race; its rows are retried one by one. */
+const RACE_CODES = new Set(["40P01", "40001"]);
+
 // For each optional column: a flag parameter says whether the write sets it.
 const keepOrSet = (column: string, flag: number, value: string) =>
   `${column} = CASE WHEN $${flag}::boolean THEN ${value} ELSE devices.${column} END`;
@@ -78,7 +113,75 @@ const keepOrSet = (column: string, flag: number, value: string) =>
 export class PgDeviceStore implements DeviceStore {
   constructor(private readonly pool: Pool) {}
 
-  async register(r: Registration): Promise<{ device: DeviceRow; created: boolean }> {
+  async registerMany(registrations: readonly Registration[]): Promise<Registered[]> {
+    const out: (Registered | undefined)[] = new Array(registrations.length);
+    // A token twice in one statement would be written once: later ones go one by one, in order.
+    const seen = new Set<string>();
+    const first: number[] = [];
+    registrations.forEach((r, i) => {
+      const key = `${r.appId}:${r.pushToken}`;
+      if (!seen.has(key)) first.push(i);
+      seen.add(key);
+    });
+    if (first.length > 1) {
+      for (const row of await this.registerBatch(first.map((i) => record(registrations[i]!, i)))) {
+        const { i, created, ...device } = row;
+        out[i] = { device, created };
+      }
+    }
+    // Single registrations, repeated tokens, and rows a concurrent write raced (inserted
+    // after this statement's snapshot): the exact single-row upsert.
+    for (let i = 0; i < registrations.length; i++) out[i] ??= await this.register(registrations[i]!);
+    return out as Registered[];
+  }
+
+  /**
+   * Updates the known tokens, then inserts the rest, in one statement and one commit. A
+   * row another transaction inserted meanwhile is neither (DO NOTHING): the caller
+   * retries it with register(). Rows come back with the index of their input.
+   */
+  private async registerBatch(
+    input: ReturnType<typeof record>[],
+  ): Promise<(DeviceRow & { i: number; created: boolean })[]> {
+    try {
+      const { rows } = await this.pool.query<DeviceRow & { i: number; created: boolean }>(
+        `WITH input AS (
+           SELECT x.*, decode(x.h, 'hex') AS token_hash FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_COLUMNS})
+         ), updated AS (
+           UPDATE devices d SET
+             push_token = x.t, platform = x.p,
+             external_id = CASE WHEN x.se THEN x.e ELSE d.external_id END,
+             language = CASE WHEN x.sl THEN x.l ELSE d.language END,
+             timezone = CASE WHEN x.sz THEN x.z ELSE d.timezone END,
+             app_version = CASE WHEN x.sv THEN x.v ELSE d.app_version END,
+             tags = CASE WHEN x.tg IS NULL THEN d.tags ELSE ARRAY(SELECT jsonb_array_elements_text(x.tg)) END,
+             invalid = false, invalid_reason = NULL, invalidated_at = NULL,
+             registered_at = now(), updated_at = now()
+           FROM input x
+           WHERE d.app_id = x.a AND d.token_hash = x.token_hash
+           RETURNING x.i, ${columnsOf("d")}, false AS created
+         ), inserted AS (
+           INSERT INTO devices (app_id, token_hash, push_token, platform, external_id, language, timezone, app_version, tags)
+           SELECT x.a, x.token_hash, x.t, x.p, x.e, x.l, x.z, x.v, ARRAY(SELECT jsonb_array_elements_text(x.tg))
+           FROM input x WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.i = x.i)
+           ORDER BY x.i
+           ON CONFLICT (app_id, token_hash) DO NOTHING
+           RETURNING ${DEVICE_COLUMNS}, token_hash
+         )
+         SELECT * FROM updated
+         UNION ALL
+         SELECT x.i, ${columnsOf("n")}, true AS created
+         FROM inserted n JOIN input x ON x.a = n.app_id AND x.token_hash = n.token_hash`,
+        [JSON.stringify(input)],
+      );
+      return rows;
+    } catch (err) {
+      if (RACE_CODES.has((err as { code?: string }).code ?? "")) return [];
+      throw err;
+    }
+  }
+
+  async register(r: Registration): Promise<Registered> {
     // One statement, so concurrent registrations of one token converge on one row;
     // xmax = 0 only on the row version an INSERT created.
     const { rows } = await this.pool.query<DeviceRow & { created: boolean }>(
@@ -107,26 +210,10 @@ export class PgDeviceStore implements DeviceStore {
     // stored value, as in register(). The stored values are merged in before the upsert
     // (one snapshot read), so that a row whose values would not change is not written at
     // all (the WHERE of DO UPDATE): a repeated import changes nothing.
-    const input = registrations.map((r, i) => ({
-      i,
-      h: tokenHash(r.pushToken).toString("hex"),
-      t: r.pushToken,
-      p: r.platform,
-      se: r.externalId !== undefined,
-      e: r.externalId ?? null,
-      sl: r.language !== undefined,
-      l: r.language ?? null,
-      sz: r.timezone !== undefined,
-      z: r.timezone ?? null,
-      sv: r.appVersion !== undefined,
-      v: r.appVersion ?? null,
-      tg: r.tags ?? null,
-    }));
+    const input = registrations.map(record);
     const { rows } = await this.pool.query<{ i: number; created: boolean }>(
       `WITH input AS (
-         SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(
-           i int, h text, t text, p text, se boolean, e text, sl boolean, l text, sz boolean, z text,
-           sv boolean, v text, tg jsonb)
+         SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(${RECORD_COLUMNS})
        ), merged AS (
          SELECT x.i, decode(x.h, 'hex') AS token_hash, x.t, x.p,
                 CASE WHEN x.se THEN x.e ELSE d.external_id END AS external_id,

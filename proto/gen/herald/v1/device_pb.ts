@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/device.proto.
  */
 export const file_herald_v1_device: GenFile = /*@__PURE__*/
-  fileDesc("ChZoZXJhbGQvdjEvZGV2aWNlLnByb3RvEgloZXJhbGQudjEijAMKBkRldmljZRIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSEgoKcHVzaF90b2tlbhgDIAEoCRIlCghwbGF0Zm9ybRgEIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgFIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAYgASgJSAGIAQESFQoIdGltZXpvbmUYByABKAlIAogBARIYCgthcHBfdmVyc2lvbhgIIAEoCUgDiAEBEgwKBHRhZ3MYCSADKAkSEAoIb3B0ZWRfaW4YCiABKAgSDwoHaW52YWxpZBgLIAEoCBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb24irgIKFVJlZ2lzdGVyRGV2aWNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgEIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAUgASgJSAGIAQESFQoIdGltZXpvbmUYBiABKAlIAogBARIYCgthcHBfdmVyc2lvbhgHIAEoCUgDiAEBEiUKBHRhZ3MYCCABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyIXCgdUYWdMaXN0EgwKBHRhZ3MYASADKAkiTAoWUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlEg8KB2NyZWF0ZWQYAiABKAgiWQoUSW1wb3J0RGV2aWNlc1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEjEKB2RldmljZXMYAiADKAsyIC5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXF1ZXN0IkEKFUltcG9ydERldmljZXNSZXNwb25zZRIoCgdyZXN1bHRzGAEgAygLMhcuaGVyYWxkLnYxLkltcG9ydFJlc3VsdCJJCgxJbXBvcnRSZXN1bHQSKQoHb3V0Y29tZRgBIAEoDjIYLmhlcmFsZC52MS5JbXBvcnRPdXRjb21lEg4KBnJlYXNvbhgCIAEoCSIeChBHZXREZXZpY2VSZXF1ZXN0EgoKAmlkGAEgASgJIjYKEUdldERldmljZVJlc3BvbnNlEiEKBmRldmljZRgBIAEoCzIRLmhlcmFsZC52MS5EZXZpY2UiSgoSTGlzdERldmljZXNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuaGVyYWxkLnYxLlBhZ2VSZXF1ZXN0IlwKE0xpc3REZXZpY2VzUmVzcG9uc2USIgoHZGV2aWNlcxgBIAMoCzIRLmhlcmFsZC52MS5EZXZpY2USIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyLtAQoTVXBkYXRlRGV2aWNlUmVxdWVzdBIKCgJpZBgBIAEoCRIYCgtleHRlcm5hbF9pZBgCIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAMgASgJSAGIAQESFQoIdGltZXpvbmUYBCABKAlIAogBARIYCgthcHBfdmVyc2lvbhgFIAEoCUgDiAEBEiUKBHRhZ3MYBiABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyI5ChRVcGRhdGVEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlIiEKE0RlbGV0ZURldmljZVJlcXVlc3QSCgoCaWQYASABKAkiFgoURGVsZXRlRGV2aWNlUmVzcG9uc2UiLwoPU2V0T3B0SW5SZXF1ZXN0EgoKAmlkGAEgASgJEhAKCG9wdGVkX2luGAIgASgIIjUKEFNldE9wdEluUmVzcG9uc2USIQoGZGV2aWNlGAEgASgLMhEuaGVyYWxkLnYxLkRldmljZSJoChJEZXZpY2VJbnZhbGlkYXRpb24SEQoJZGV2aWNlX2lkGAEgASgJEi8KC29ic2VydmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZWFzb24YAyABKAkiUAoYSW52YWxpZGF0ZURldmljZXNSZXF1ZXN0EjQKDWludmFsaWRhdGlvbnMYASADKAsyHS5oZXJhbGQudjEuRGV2aWNlSW52YWxpZGF0aW9uIjAKGUludmFsaWRhdGVEZXZpY2VzUmVzcG9uc2USEwoLaW52YWxpZGF0ZWQYASABKA0i9AEKDkF1ZGllbmNlRmlsdGVyEiwKA2FsbBgBIAEoCzIdLmhlcmFsZC52MS5BdWRpZW5jZUZpbHRlci5BbGxIABI9CgxleHRlcm5hbF9pZHMYAiABKAsyJS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXIuRXh0ZXJuYWxJZHNIABIpCgdzZWdtZW50GAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlSAASFAoKc2VnbWVudF9pZBgEIAEoCUgAGgUKA0FsbBojCgtFeHRlcm5hbElkcxIUCgxleHRlcm5hbF9pZHMYASADKAlCCAoGdGFyZ2V0ItoBCgtTZWdtZW50UnVsZRIQCgh0YWdzX2FueRgBIAMoCRIQCgh0YWdzX2FsbBgCIAMoCRIRCgl0YWdzX25vbmUYAyADKAkSJgoJcGxhdGZvcm1zGAQgAygOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEhEKCWxhbmd1YWdlcxgFIAMoCRIUCgxhcHBfdmVyc2lvbnMYBiADKAkSEQoJdGltZXpvbmVzGAcgAygJEhwKD2hhc19leHRlcm5hbF9pZBgIIAEoCEgAiAEBQhIKEF9oYXNfZXh0ZXJuYWxfaWQiewoOQXVkaWVuY2VEZXZpY2USCgoCaWQYASABKAkSJQoIcGxhdGZvcm0YAiABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SEgoKcHVzaF90b2tlbhgDIAEoCRIVCghsYW5ndWFnZRgEIAEoCUgAiAEBQgsKCV9sYW5ndWFnZSK3AQoVU3RyZWFtQXVkaWVuY2VSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIpCgZmaWx0ZXIYAiABKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXISEQoJcGFnZV9zaXplGAMgASgNEhcKD2FmdGVyX2RldmljZV9pZBgEIAEoCRIqCghwbGF0Zm9ybRgFIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybUgAiAEBQgsKCV9wbGF0Zm9ybSJEChZTdHJlYW1BdWRpZW5jZVJlc3BvbnNlEioKB2RldmljZXMYASADKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VEZXZpY2UiigEKFENvdW50QXVkaWVuY2VSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIpCgZmaWx0ZXIYAiABKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXISKgoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm1IAIgBAUILCglfcGxhdGZvcm0iJgoVQ291bnRBdWRpZW5jZVJlc3BvbnNlEg0KBWNvdW50GAEgASgEIucBCgdTZWdtZW50EgoKAmlkGAEgASgJEg4KBmFwcF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEiQKBHJ1bGUYBCABKAsyFi5oZXJhbGQudjEuU2VnbWVudFJ1bGUSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoNcHJldmlld19jb3VudBgHIAEoBEgAiAEBQhAKDl9wcmV2aWV3X2NvdW50IloKFENyZWF0ZVNlZ21lbnRSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEiQKBHJ1bGUYAyABKAsyFi5oZXJhbGQudjEuU2VnbWVudFJ1bGUiPAoVQ3JlYXRlU2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCIfChFHZXRTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCSI5ChJHZXRTZWdtZW50UmVzcG9uc2USIwoHc2VnbWVudBgBIAEoCzISLmhlcmFsZC52MS5TZWdtZW50IksKE0xpc3RTZWdtZW50c1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5oZXJhbGQudjEuUGFnZVJlcXVlc3QiXwoUTGlzdFNlZ21lbnRzUmVzcG9uc2USJAoIc2VnbWVudHMYASADKAsyEi5oZXJhbGQudjEuU2VnbWVudBIhCgRwYWdlGAIgASgLMhMuaGVyYWxkLnYxLlBhZ2VJbmZvInIKFFVwZGF0ZVNlZ21lbnRSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIpCgRydWxlGAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlSAGIAQFCBwoFX25hbWVCBwoFX3J1bGUiPAoVVXBkYXRlU2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCIiChREZWxldGVTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCSIXChVEZWxldGVTZWdtZW50UmVzcG9uc2UqogEKDUltcG9ydE91dGNvbWUSHgoaSU1QT1JUX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZJTVBPUlRfT1VUQ09NRV9DUkVBVEVEEAESGgoWSU1QT1JUX09VVENPTUVfVVBEQVRFRBACEhwKGElNUE9SVF9PVVRDT01FX1VOQ0hBTkdFRBADEhsKF0lNUE9SVF9PVVRDT01FX1JFSkVDVEVEEAQy5AkKFURldmljZVJlZ2lzdHJ5U2VydmljZRJVCg5SZWdpc3RlckRldmljZRIgLmhlcmFsZC52MS5SZWdpc3RlckRldmljZVJlcXVlc3QaIS5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRJSCg1JbXBvcnREZXZpY2VzEh8uaGVyYWxkLnYxLkltcG9ydERldmljZXNSZXF1ZXN0GiAuaGVyYWxkLnYxLkltcG9ydERldmljZXNSZXNwb25zZRJGCglHZXREZXZpY2USGy5oZXJhbGQudjEuR2V0RGV2aWNlUmVxdWVzdBocLmhlcmFsZC52MS5HZXREZXZpY2VSZXNwb25zZRJMCgtMaXN0RGV2aWNlcxIdLmhlcmFsZC52MS5MaXN0RGV2aWNlc1JlcXVlc3QaHi5oZXJhbGQudjEuTGlzdERldmljZXNSZXNwb25zZRJPCgxVcGRhdGVEZXZpY2USHi5oZXJhbGQudjEuVXBkYXRlRGV2aWNlUmVxdWVzdBofLmhlcmFsZC52MS5VcGRhdGVEZXZpY2VSZXNwb25zZRJPCgxEZWxldGVEZXZpY2USHi5oZXJhbGQudjEuRGVsZXRlRGV2aWNlUmVxdWVzdBofLmhlcmFsZC52MS5EZWxldGVEZXZpY2VSZXNwb25zZRJDCghTZXRPcHRJbhIaLmhlcmFsZC52MS5TZXRPcHRJblJlcXVlc3QaGy5oZXJhbGQudjEuU2V0T3B0SW5SZXNwb25zZRJeChFJbnZhbGlkYXRlRGV2aWNlcxIjLmhlcmFsZC52MS5JbnZhbGlkYXRlRGV2aWNlc1JlcXVlc3QaJC5oZXJhbGQudjEuSW52YWxpZGF0ZURldmljZXNSZXNwb25zZRJXCg5TdHJlYW1BdWRpZW5jZRIgLmhlcmFsZC52MS5TdHJlYW1BdWRpZW5jZVJlcXVlc3QaIS5oZXJhbGQudjEuU3RyZWFtQXVkaWVuY2VSZXNwb25zZTABElIKDUNvdW50QXVkaWVuY2USHy5oZXJhbGQudjEuQ291bnRBdWRpZW5jZVJlcXVlc3QaIC5oZXJhbGQudjEuQ291bnRBdWRpZW5jZVJlc3BvbnNlElIKDUNyZWF0ZVNlZ21lbnQSHy5oZXJhbGQudjEuQ3JlYXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuQ3JlYXRlU2VnbWVudFJlc3BvbnNlEkkKCkdldFNlZ21lbnQSHC5oZXJhbGQudjEuR2V0U2VnbWVudFJlcXVlc3QaHS5oZXJhbGQudjEuR2V0U2VnbWVudFJlc3BvbnNlEk8KDExpc3RTZWdtZW50cxIeLmhlcmFsZC52MS5MaXN0U2VnbWVudHNSZXF1ZXN0Gh8uaGVyYWxkLnYxLkxpc3RTZWdtZW50c1Jlc3BvbnNlElIKDVVwZGF0ZVNlZ21lbnQSHy5oZXJhbGQudjEuVXBkYXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuVXBkYXRlU2VnbWVudFJlc3BvbnNlElIKDURlbGV0ZVNlZ21lbnQSHy5oZXJhbGQudjEuRGVsZXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuRGVsZXRlU2VnbWVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_herald_v1_common]);
+  fileDesc("ChZoZXJhbGQvdjEvZGV2aWNlLnByb3RvEgloZXJhbGQudjEijAMKBkRldmljZRIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSEgoKcHVzaF90b2tlbhgDIAEoCRIlCghwbGF0Zm9ybRgEIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgFIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAYgASgJSAGIAQESFQoIdGltZXpvbmUYByABKAlIAogBARIYCgthcHBfdmVyc2lvbhgIIAEoCUgDiAEBEgwKBHRhZ3MYCSADKAkSEAoIb3B0ZWRfaW4YCiABKAgSDwoHaW52YWxpZBgLIAEoCBIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIOCgxfZXh0ZXJuYWxfaWRCCwoJX2xhbmd1YWdlQgsKCV90aW1lem9uZUIOCgxfYXBwX3ZlcnNpb24irgIKFVJlZ2lzdGVyRGV2aWNlUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIYCgtleHRlcm5hbF9pZBgEIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAUgASgJSAGIAQESFQoIdGltZXpvbmUYBiABKAlIAogBARIYCgthcHBfdmVyc2lvbhgHIAEoCUgDiAEBEiUKBHRhZ3MYCCABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyIXCgdUYWdMaXN0EgwKBHRhZ3MYASADKAkiTAoWUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlEg8KB2NyZWF0ZWQYAiABKAgiSwoWUmVnaXN0ZXJEZXZpY2VzUmVxdWVzdBIxCgdkZXZpY2VzGAEgAygLMiAuaGVyYWxkLnYxLlJlZ2lzdGVyRGV2aWNlUmVxdWVzdCJLChdSZWdpc3RlckRldmljZXNSZXNwb25zZRIwCgdyZXN1bHRzGAEgAygLMh8uaGVyYWxkLnYxLlJlZ2lzdGVyRGV2aWNlUmVzdWx0InUKFFJlZ2lzdGVyRGV2aWNlUmVzdWx0EjcKCnJlZ2lzdGVyZWQYASABKAsyIS5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXNwb25zZUgAEhoKEGludmFsaWRfYXJndW1lbnQYAiABKAlIAEIICgZyZXN1bHQiWQoUSW1wb3J0RGV2aWNlc1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEjEKB2RldmljZXMYAiADKAsyIC5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXF1ZXN0IkEKFUltcG9ydERldmljZXNSZXNwb25zZRIoCgdyZXN1bHRzGAEgAygLMhcuaGVyYWxkLnYxLkltcG9ydFJlc3VsdCJJCgxJbXBvcnRSZXN1bHQSKQoHb3V0Y29tZRgBIAEoDjIYLmhlcmFsZC52MS5JbXBvcnRPdXRjb21lEg4KBnJlYXNvbhgCIAEoCSIeChBHZXREZXZpY2VSZXF1ZXN0EgoKAmlkGAEgASgJIjYKEUdldERldmljZVJlc3BvbnNlEiEKBmRldmljZRgBIAEoCzIRLmhlcmFsZC52MS5EZXZpY2UiSgoSTGlzdERldmljZXNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuaGVyYWxkLnYxLlBhZ2VSZXF1ZXN0IlwKE0xpc3REZXZpY2VzUmVzcG9uc2USIgoHZGV2aWNlcxgBIAMoCzIRLmhlcmFsZC52MS5EZXZpY2USIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyLtAQoTVXBkYXRlRGV2aWNlUmVxdWVzdBIKCgJpZBgBIAEoCRIYCgtleHRlcm5hbF9pZBgCIAEoCUgAiAEBEhUKCGxhbmd1YWdlGAMgASgJSAGIAQESFQoIdGltZXpvbmUYBCABKAlIAogBARIYCgthcHBfdmVyc2lvbhgFIAEoCUgDiAEBEiUKBHRhZ3MYBiABKAsyEi5oZXJhbGQudjEuVGFnTGlzdEgEiAEBQg4KDF9leHRlcm5hbF9pZEILCglfbGFuZ3VhZ2VCCwoJX3RpbWV6b25lQg4KDF9hcHBfdmVyc2lvbkIHCgVfdGFncyI5ChRVcGRhdGVEZXZpY2VSZXNwb25zZRIhCgZkZXZpY2UYASABKAsyES5oZXJhbGQudjEuRGV2aWNlIiEKE0RlbGV0ZURldmljZVJlcXVlc3QSCgoCaWQYASABKAkiFgoURGVsZXRlRGV2aWNlUmVzcG9uc2UiLwoPU2V0T3B0SW5SZXF1ZXN0EgoKAmlkGAEgASgJEhAKCG9wdGVkX2luGAIgASgIIjUKEFNldE9wdEluUmVzcG9uc2USIQoGZGV2aWNlGAEgASgLMhEuaGVyYWxkLnYxLkRldmljZSJoChJEZXZpY2VJbnZhbGlkYXRpb24SEQoJZGV2aWNlX2lkGAEgASgJEi8KC29ic2VydmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZWFzb24YAyABKAkiUAoYSW52YWxpZGF0ZURldmljZXNSZXF1ZXN0EjQKDWludmFsaWRhdGlvbnMYASADKAsyHS5oZXJhbGQudjEuRGV2aWNlSW52YWxpZGF0aW9uIjAKGUludmFsaWRhdGVEZXZpY2VzUmVzcG9uc2USEwoLaW52YWxpZGF0ZWQYASABKA0i9AEKDkF1ZGllbmNlRmlsdGVyEiwKA2FsbBgBIAEoCzIdLmhlcmFsZC52MS5BdWRpZW5jZUZpbHRlci5BbGxIABI9CgxleHRlcm5hbF9pZHMYAiABKAsyJS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXIuRXh0ZXJuYWxJZHNIABIpCgdzZWdtZW50GAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlSAASFAoKc2VnbWVudF9pZBgEIAEoCUgAGgUKA0FsbBojCgtFeHRlcm5hbElkcxIUCgxleHRlcm5hbF9pZHMYASADKAlCCAoGdGFyZ2V0ItoBCgtTZWdtZW50UnVsZRIQCgh0YWdzX2FueRgBIAMoCRIQCgh0YWdzX2FsbBgCIAMoCRIRCgl0YWdzX25vbmUYAyADKAkSJgoJcGxhdGZvcm1zGAQgAygOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEhEKCWxhbmd1YWdlcxgFIAMoCRIUCgxhcHBfdmVyc2lvbnMYBiADKAkSEQoJdGltZXpvbmVzGAcgAygJEhwKD2hhc19leHRlcm5hbF9pZBgIIAEoCEgAiAEBQhIKEF9oYXNfZXh0ZXJuYWxfaWQiewoOQXVkaWVuY2VEZXZpY2USCgoCaWQYASABKAkSJQoIcGxhdGZvcm0YAiABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SEgoKcHVzaF90b2tlbhgDIAEoCRIVCghsYW5ndWFnZRgEIAEoCUgAiAEBQgsKCV9sYW5ndWFnZSK3AQoVU3RyZWFtQXVkaWVuY2VSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIpCgZmaWx0ZXIYAiABKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXISEQoJcGFnZV9zaXplGAMgASgNEhcKD2FmdGVyX2RldmljZV9pZBgEIAEoCRIqCghwbGF0Zm9ybRgFIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybUgAiAEBQgsKCV9wbGF0Zm9ybSJEChZTdHJlYW1BdWRpZW5jZVJlc3BvbnNlEioKB2RldmljZXMYASADKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VEZXZpY2UiigEKFENvdW50QXVkaWVuY2VSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIpCgZmaWx0ZXIYAiABKAsyGS5oZXJhbGQudjEuQXVkaWVuY2VGaWx0ZXISKgoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm1IAIgBAUILCglfcGxhdGZvcm0iJgoVQ291bnRBdWRpZW5jZVJlc3BvbnNlEg0KBWNvdW50GAEgASgEIucBCgdTZWdtZW50EgoKAmlkGAEgASgJEg4KBmFwcF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEiQKBHJ1bGUYBCABKAsyFi5oZXJhbGQudjEuU2VnbWVudFJ1bGUSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoNcHJldmlld19jb3VudBgHIAEoBEgAiAEBQhAKDl9wcmV2aWV3X2NvdW50IloKFENyZWF0ZVNlZ21lbnRSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEiQKBHJ1bGUYAyABKAsyFi5oZXJhbGQudjEuU2VnbWVudFJ1bGUiPAoVQ3JlYXRlU2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCIfChFHZXRTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCSI5ChJHZXRTZWdtZW50UmVzcG9uc2USIwoHc2VnbWVudBgBIAEoCzISLmhlcmFsZC52MS5TZWdtZW50IksKE0xpc3RTZWdtZW50c1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5oZXJhbGQudjEuUGFnZVJlcXVlc3QiXwoUTGlzdFNlZ21lbnRzUmVzcG9uc2USJAoIc2VnbWVudHMYASADKAsyEi5oZXJhbGQudjEuU2VnbWVudBIhCgRwYWdlGAIgASgLMhMuaGVyYWxkLnYxLlBhZ2VJbmZvInIKFFVwZGF0ZVNlZ21lbnRSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIpCgRydWxlGAMgASgLMhYuaGVyYWxkLnYxLlNlZ21lbnRSdWxlSAGIAQFCBwoFX25hbWVCBwoFX3J1bGUiPAoVVXBkYXRlU2VnbWVudFJlc3BvbnNlEiMKB3NlZ21lbnQYASABKAsyEi5oZXJhbGQudjEuU2VnbWVudCIiChREZWxldGVTZWdtZW50UmVxdWVzdBIKCgJpZBgBIAEoCSIXChVEZWxldGVTZWdtZW50UmVzcG9uc2UqogEKDUltcG9ydE91dGNvbWUSHgoaSU1QT1JUX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZJTVBPUlRfT1VUQ09NRV9DUkVBVEVEEAESGgoWSU1QT1JUX09VVENPTUVfVVBEQVRFRBACEhwKGElNUE9SVF9PVVRDT01FX1VOQ0hBTkdFRBADEhsKF0lNUE9SVF9PVVRDT01FX1JFSkVDVEVEEAQyvgoKFURldmljZVJlZ2lzdHJ5U2VydmljZRJVCg5SZWdpc3RlckRldmljZRIgLmhlcmFsZC52MS5SZWdpc3RlckRldmljZVJlcXVlc3QaIS5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VSZXNwb25zZRJYCg9SZWdpc3RlckRldmljZXMSIS5oZXJhbGQudjEuUmVnaXN0ZXJEZXZpY2VzUmVxdWVzdBoiLmhlcmFsZC52MS5SZWdpc3RlckRldmljZXNSZXNwb25zZRJSCg1JbXBvcnREZXZpY2VzEh8uaGVyYWxkLnYxLkltcG9ydERldmljZXNSZXF1ZXN0GiAuaGVyYWxkLnYxLkltcG9ydERldmljZXNSZXNwb25zZRJGCglHZXREZXZpY2USGy5oZXJhbGQudjEuR2V0RGV2aWNlUmVxdWVzdBocLmhlcmFsZC52MS5HZXREZXZpY2VSZXNwb25zZRJMCgtMaXN0RGV2aWNlcxIdLmhlcmFsZC52MS5MaXN0RGV2aWNlc1JlcXVlc3QaHi5oZXJhbGQudjEuTGlzdERldmljZXNSZXNwb25zZRJPCgxVcGRhdGVEZXZpY2USHi5oZXJhbGQudjEuVXBkYXRlRGV2aWNlUmVxdWVzdBofLmhlcmFsZC52MS5VcGRhdGVEZXZpY2VSZXNwb25zZRJPCgxEZWxldGVEZXZpY2USHi5oZXJhbGQudjEuRGVsZXRlRGV2aWNlUmVxdWVzdBofLmhlcmFsZC52MS5EZWxldGVEZXZpY2VSZXNwb25zZRJDCghTZXRPcHRJbhIaLmhlcmFsZC52MS5TZXRPcHRJblJlcXVlc3QaGy5oZXJhbGQudjEuU2V0T3B0SW5SZXNwb25zZRJeChFJbnZhbGlkYXRlRGV2aWNlcxIjLmhlcmFsZC52MS5JbnZhbGlkYXRlRGV2aWNlc1JlcXVlc3QaJC5oZXJhbGQudjEuSW52YWxpZGF0ZURldmljZXNSZXNwb25zZRJXCg5TdHJlYW1BdWRpZW5jZRIgLmhlcmFsZC52MS5TdHJlYW1BdWRpZW5jZVJlcXVlc3QaIS5oZXJhbGQudjEuU3RyZWFtQXVkaWVuY2VSZXNwb25zZTABElIKDUNvdW50QXVkaWVuY2USHy5oZXJhbGQudjEuQ291bnRBdWRpZW5jZVJlcXVlc3QaIC5oZXJhbGQudjEuQ291bnRBdWRpZW5jZVJlc3BvbnNlElIKDUNyZWF0ZVNlZ21lbnQSHy5oZXJhbGQudjEuQ3JlYXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuQ3JlYXRlU2VnbWVudFJlc3BvbnNlEkkKCkdldFNlZ21lbnQSHC5oZXJhbGQudjEuR2V0U2VnbWVudFJlcXVlc3QaHS5oZXJhbGQudjEuR2V0U2VnbWVudFJlc3BvbnNlEk8KDExpc3RTZWdtZW50cxIeLmhlcmFsZC52MS5MaXN0U2VnbWVudHNSZXF1ZXN0Gh8uaGVyYWxkLnYxLkxpc3RTZWdtZW50c1Jlc3BvbnNlElIKDVVwZGF0ZVNlZ21lbnQSHy5oZXJhbGQudjEuVXBkYXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuVXBkYXRlU2VnbWVudFJlc3BvbnNlElIKDURlbGV0ZVNlZ21lbnQSHy5oZXJhbGQudjEuRGVsZXRlU2VnbWVudFJlcXVlc3QaIC5oZXJhbGQudjEuRGVsZXRlU2VnbWVudFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_herald_v1_common]);
 
 /**
  * @generated from message herald.v1.Device
@@ -189,6 +189,73 @@ export const RegisterDeviceResponseSchema: GenMessage<RegisterDeviceResponse> = 
   messageDesc(file_herald_v1_device, 3);
 
 /**
+ * @generated from message herald.v1.RegisterDevicesRequest
+ */
+export type RegisterDevicesRequest = Message<"herald.v1.RegisterDevicesRequest"> & {
+  /**
+   * @generated from field: repeated herald.v1.RegisterDeviceRequest devices = 1;
+   */
+  devices: RegisterDeviceRequest[];
+};
+
+/**
+ * Describes the message herald.v1.RegisterDevicesRequest.
+ * Use `create(RegisterDevicesRequestSchema)` to create a new message.
+ */
+export const RegisterDevicesRequestSchema: GenMessage<RegisterDevicesRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 4);
+
+/**
+ * @generated from message herald.v1.RegisterDevicesResponse
+ */
+export type RegisterDevicesResponse = Message<"herald.v1.RegisterDevicesResponse"> & {
+  /**
+   * One per device of the request, in its order.
+   *
+   * @generated from field: repeated herald.v1.RegisterDeviceResult results = 1;
+   */
+  results: RegisterDeviceResult[];
+};
+
+/**
+ * Describes the message herald.v1.RegisterDevicesResponse.
+ * Use `create(RegisterDevicesResponseSchema)` to create a new message.
+ */
+export const RegisterDevicesResponseSchema: GenMessage<RegisterDevicesResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 5);
+
+/**
+ * @generated from message herald.v1.RegisterDeviceResult
+ */
+export type RegisterDeviceResult = Message<"herald.v1.RegisterDeviceResult"> & {
+  /**
+   * @generated from oneof herald.v1.RegisterDeviceResult.result
+   */
+  result: {
+    /**
+     * @generated from field: herald.v1.RegisterDeviceResponse registered = 1;
+     */
+    value: RegisterDeviceResponse;
+    case: "registered";
+  } | {
+    /**
+     * Why RegisterDevice would have answered INVALID_ARGUMENT for this one.
+     *
+     * @generated from field: string invalid_argument = 2;
+     */
+    value: string;
+    case: "invalidArgument";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message herald.v1.RegisterDeviceResult.
+ * Use `create(RegisterDeviceResultSchema)` to create a new message.
+ */
+export const RegisterDeviceResultSchema: GenMessage<RegisterDeviceResult> = /*@__PURE__*/
+  messageDesc(file_herald_v1_device, 6);
+
+/**
  * @generated from message herald.v1.ImportDevicesRequest
  */
 export type ImportDevicesRequest = Message<"herald.v1.ImportDevicesRequest"> & {
@@ -210,7 +277,7 @@ export type ImportDevicesRequest = Message<"herald.v1.ImportDevicesRequest"> & {
  * Use `create(ImportDevicesRequestSchema)` to create a new message.
  */
 export const ImportDevicesRequestSchema: GenMessage<ImportDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 4);
+  messageDesc(file_herald_v1_device, 7);
 
 /**
  * @generated from message herald.v1.ImportDevicesResponse
@@ -229,7 +296,7 @@ export type ImportDevicesResponse = Message<"herald.v1.ImportDevicesResponse"> &
  * Use `create(ImportDevicesResponseSchema)` to create a new message.
  */
 export const ImportDevicesResponseSchema: GenMessage<ImportDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 5);
+  messageDesc(file_herald_v1_device, 8);
 
 /**
  * @generated from message herald.v1.ImportResult
@@ -253,7 +320,7 @@ export type ImportResult = Message<"herald.v1.ImportResult"> & {
  * Use `create(ImportResultSchema)` to create a new message.
  */
 export const ImportResultSchema: GenMessage<ImportResult> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 6);
+  messageDesc(file_herald_v1_device, 9);
 
 /**
  * @generated from message herald.v1.GetDeviceRequest
@@ -270,7 +337,7 @@ export type GetDeviceRequest = Message<"herald.v1.GetDeviceRequest"> & {
  * Use `create(GetDeviceRequestSchema)` to create a new message.
  */
 export const GetDeviceRequestSchema: GenMessage<GetDeviceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 7);
+  messageDesc(file_herald_v1_device, 10);
 
 /**
  * @generated from message herald.v1.GetDeviceResponse
@@ -287,7 +354,7 @@ export type GetDeviceResponse = Message<"herald.v1.GetDeviceResponse"> & {
  * Use `create(GetDeviceResponseSchema)` to create a new message.
  */
 export const GetDeviceResponseSchema: GenMessage<GetDeviceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 8);
+  messageDesc(file_herald_v1_device, 11);
 
 /**
  * @generated from message herald.v1.ListDevicesRequest
@@ -309,7 +376,7 @@ export type ListDevicesRequest = Message<"herald.v1.ListDevicesRequest"> & {
  * Use `create(ListDevicesRequestSchema)` to create a new message.
  */
 export const ListDevicesRequestSchema: GenMessage<ListDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 9);
+  messageDesc(file_herald_v1_device, 12);
 
 /**
  * @generated from message herald.v1.ListDevicesResponse
@@ -331,7 +398,7 @@ export type ListDevicesResponse = Message<"herald.v1.ListDevicesResponse"> & {
  * Use `create(ListDevicesResponseSchema)` to create a new message.
  */
 export const ListDevicesResponseSchema: GenMessage<ListDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 10);
+  messageDesc(file_herald_v1_device, 13);
 
 /**
  * Fields left unset are kept; an empty string clears an optional field.
@@ -375,7 +442,7 @@ export type UpdateDeviceRequest = Message<"herald.v1.UpdateDeviceRequest"> & {
  * Use `create(UpdateDeviceRequestSchema)` to create a new message.
  */
 export const UpdateDeviceRequestSchema: GenMessage<UpdateDeviceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 11);
+  messageDesc(file_herald_v1_device, 14);
 
 /**
  * @generated from message herald.v1.UpdateDeviceResponse
@@ -392,7 +459,7 @@ export type UpdateDeviceResponse = Message<"herald.v1.UpdateDeviceResponse"> & {
  * Use `create(UpdateDeviceResponseSchema)` to create a new message.
  */
 export const UpdateDeviceResponseSchema: GenMessage<UpdateDeviceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 12);
+  messageDesc(file_herald_v1_device, 15);
 
 /**
  * @generated from message herald.v1.DeleteDeviceRequest
@@ -409,7 +476,7 @@ export type DeleteDeviceRequest = Message<"herald.v1.DeleteDeviceRequest"> & {
  * Use `create(DeleteDeviceRequestSchema)` to create a new message.
  */
 export const DeleteDeviceRequestSchema: GenMessage<DeleteDeviceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 13);
+  messageDesc(file_herald_v1_device, 16);
 
 /**
  * @generated from message herald.v1.DeleteDeviceResponse
@@ -422,7 +489,7 @@ export type DeleteDeviceResponse = Message<"herald.v1.DeleteDeviceResponse"> & {
  * Use `create(DeleteDeviceResponseSchema)` to create a new message.
  */
 export const DeleteDeviceResponseSchema: GenMessage<DeleteDeviceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 14);
+  messageDesc(file_herald_v1_device, 17);
 
 /**
  * @generated from message herald.v1.SetOptInRequest
@@ -444,7 +511,7 @@ export type SetOptInRequest = Message<"herald.v1.SetOptInRequest"> & {
  * Use `create(SetOptInRequestSchema)` to create a new message.
  */
 export const SetOptInRequestSchema: GenMessage<SetOptInRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 15);
+  messageDesc(file_herald_v1_device, 18);
 
 /**
  * @generated from message herald.v1.SetOptInResponse
@@ -461,7 +528,7 @@ export type SetOptInResponse = Message<"herald.v1.SetOptInResponse"> & {
  * Use `create(SetOptInResponseSchema)` to create a new message.
  */
 export const SetOptInResponseSchema: GenMessage<SetOptInResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 16);
+  messageDesc(file_herald_v1_device, 19);
 
 /**
  * @generated from message herald.v1.DeviceInvalidation
@@ -492,7 +559,7 @@ export type DeviceInvalidation = Message<"herald.v1.DeviceInvalidation"> & {
  * Use `create(DeviceInvalidationSchema)` to create a new message.
  */
 export const DeviceInvalidationSchema: GenMessage<DeviceInvalidation> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 17);
+  messageDesc(file_herald_v1_device, 20);
 
 /**
  * @generated from message herald.v1.InvalidateDevicesRequest
@@ -509,7 +576,7 @@ export type InvalidateDevicesRequest = Message<"herald.v1.InvalidateDevicesReque
  * Use `create(InvalidateDevicesRequestSchema)` to create a new message.
  */
 export const InvalidateDevicesRequestSchema: GenMessage<InvalidateDevicesRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 18);
+  messageDesc(file_herald_v1_device, 21);
 
 /**
  * @generated from message herald.v1.InvalidateDevicesResponse
@@ -526,7 +593,7 @@ export type InvalidateDevicesResponse = Message<"herald.v1.InvalidateDevicesResp
  * Use `create(InvalidateDevicesResponseSchema)` to create a new message.
  */
 export const InvalidateDevicesResponseSchema: GenMessage<InvalidateDevicesResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 19);
+  messageDesc(file_herald_v1_device, 22);
 
 /**
  * Which devices of an app a campaign targets.
@@ -571,7 +638,7 @@ export type AudienceFilter = Message<"herald.v1.AudienceFilter"> & {
  * Use `create(AudienceFilterSchema)` to create a new message.
  */
 export const AudienceFilterSchema: GenMessage<AudienceFilter> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 20);
+  messageDesc(file_herald_v1_device, 23);
 
 /**
  * @generated from message herald.v1.AudienceFilter.All
@@ -584,7 +651,7 @@ export type AudienceFilter_All = Message<"herald.v1.AudienceFilter.All"> & {
  * Use `create(AudienceFilter_AllSchema)` to create a new message.
  */
 export const AudienceFilter_AllSchema: GenMessage<AudienceFilter_All> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 20, 0);
+  messageDesc(file_herald_v1_device, 23, 0);
 
 /**
  * @generated from message herald.v1.AudienceFilter.ExternalIds
@@ -601,7 +668,7 @@ export type AudienceFilter_ExternalIds = Message<"herald.v1.AudienceFilter.Exter
  * Use `create(AudienceFilter_ExternalIdsSchema)` to create a new message.
  */
 export const AudienceFilter_ExternalIdsSchema: GenMessage<AudienceFilter_ExternalIds> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 20, 1);
+  messageDesc(file_herald_v1_device, 23, 1);
 
 /**
  * A segment's rule: every set part must match.
@@ -655,7 +722,7 @@ export type SegmentRule = Message<"herald.v1.SegmentRule"> & {
  * Use `create(SegmentRuleSchema)` to create a new message.
  */
 export const SegmentRuleSchema: GenMessage<SegmentRule> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 21);
+  messageDesc(file_herald_v1_device, 24);
 
 /**
  * What a sender needs of a device.
@@ -689,7 +756,7 @@ export type AudienceDevice = Message<"herald.v1.AudienceDevice"> & {
  * Use `create(AudienceDeviceSchema)` to create a new message.
  */
 export const AudienceDeviceSchema: GenMessage<AudienceDevice> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 22);
+  messageDesc(file_herald_v1_device, 25);
 
 /**
  * @generated from message herald.v1.StreamAudienceRequest
@@ -732,7 +799,7 @@ export type StreamAudienceRequest = Message<"herald.v1.StreamAudienceRequest"> &
  * Use `create(StreamAudienceRequestSchema)` to create a new message.
  */
 export const StreamAudienceRequestSchema: GenMessage<StreamAudienceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 23);
+  messageDesc(file_herald_v1_device, 26);
 
 /**
  * @generated from message herald.v1.StreamAudienceResponse
@@ -749,7 +816,7 @@ export type StreamAudienceResponse = Message<"herald.v1.StreamAudienceResponse">
  * Use `create(StreamAudienceResponseSchema)` to create a new message.
  */
 export const StreamAudienceResponseSchema: GenMessage<StreamAudienceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 24);
+  messageDesc(file_herald_v1_device, 27);
 
 /**
  * @generated from message herald.v1.CountAudienceRequest
@@ -778,7 +845,7 @@ export type CountAudienceRequest = Message<"herald.v1.CountAudienceRequest"> & {
  * Use `create(CountAudienceRequestSchema)` to create a new message.
  */
 export const CountAudienceRequestSchema: GenMessage<CountAudienceRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 25);
+  messageDesc(file_herald_v1_device, 28);
 
 /**
  * @generated from message herald.v1.CountAudienceResponse
@@ -795,7 +862,7 @@ export type CountAudienceResponse = Message<"herald.v1.CountAudienceResponse"> &
  * Use `create(CountAudienceResponseSchema)` to create a new message.
  */
 export const CountAudienceResponseSchema: GenMessage<CountAudienceResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 26);
+  messageDesc(file_herald_v1_device, 29);
 
 /**
  * @generated from message herald.v1.Segment
@@ -844,7 +911,7 @@ export type Segment = Message<"herald.v1.Segment"> & {
  * Use `create(SegmentSchema)` to create a new message.
  */
 export const SegmentSchema: GenMessage<Segment> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 27);
+  messageDesc(file_herald_v1_device, 30);
 
 /**
  * @generated from message herald.v1.CreateSegmentRequest
@@ -871,7 +938,7 @@ export type CreateSegmentRequest = Message<"herald.v1.CreateSegmentRequest"> & {
  * Use `create(CreateSegmentRequestSchema)` to create a new message.
  */
 export const CreateSegmentRequestSchema: GenMessage<CreateSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 28);
+  messageDesc(file_herald_v1_device, 31);
 
 /**
  * @generated from message herald.v1.CreateSegmentResponse
@@ -888,7 +955,7 @@ export type CreateSegmentResponse = Message<"herald.v1.CreateSegmentResponse"> &
  * Use `create(CreateSegmentResponseSchema)` to create a new message.
  */
 export const CreateSegmentResponseSchema: GenMessage<CreateSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 29);
+  messageDesc(file_herald_v1_device, 32);
 
 /**
  * @generated from message herald.v1.GetSegmentRequest
@@ -905,7 +972,7 @@ export type GetSegmentRequest = Message<"herald.v1.GetSegmentRequest"> & {
  * Use `create(GetSegmentRequestSchema)` to create a new message.
  */
 export const GetSegmentRequestSchema: GenMessage<GetSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 30);
+  messageDesc(file_herald_v1_device, 33);
 
 /**
  * @generated from message herald.v1.GetSegmentResponse
@@ -922,7 +989,7 @@ export type GetSegmentResponse = Message<"herald.v1.GetSegmentResponse"> & {
  * Use `create(GetSegmentResponseSchema)` to create a new message.
  */
 export const GetSegmentResponseSchema: GenMessage<GetSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 31);
+  messageDesc(file_herald_v1_device, 34);
 
 /**
  * @generated from message herald.v1.ListSegmentsRequest
@@ -944,7 +1011,7 @@ export type ListSegmentsRequest = Message<"herald.v1.ListSegmentsRequest"> & {
  * Use `create(ListSegmentsRequestSchema)` to create a new message.
  */
 export const ListSegmentsRequestSchema: GenMessage<ListSegmentsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 32);
+  messageDesc(file_herald_v1_device, 35);
 
 /**
  * @generated from message herald.v1.ListSegmentsResponse
@@ -966,7 +1033,7 @@ export type ListSegmentsResponse = Message<"herald.v1.ListSegmentsResponse"> & {
  * Use `create(ListSegmentsResponseSchema)` to create a new message.
  */
 export const ListSegmentsResponseSchema: GenMessage<ListSegmentsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 33);
+  messageDesc(file_herald_v1_device, 36);
 
 /**
  * Unset fields are kept.
@@ -995,7 +1062,7 @@ export type UpdateSegmentRequest = Message<"herald.v1.UpdateSegmentRequest"> & {
  * Use `create(UpdateSegmentRequestSchema)` to create a new message.
  */
 export const UpdateSegmentRequestSchema: GenMessage<UpdateSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 34);
+  messageDesc(file_herald_v1_device, 37);
 
 /**
  * @generated from message herald.v1.UpdateSegmentResponse
@@ -1012,7 +1079,7 @@ export type UpdateSegmentResponse = Message<"herald.v1.UpdateSegmentResponse"> &
  * Use `create(UpdateSegmentResponseSchema)` to create a new message.
  */
 export const UpdateSegmentResponseSchema: GenMessage<UpdateSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 35);
+  messageDesc(file_herald_v1_device, 38);
 
 /**
  * @generated from message herald.v1.DeleteSegmentRequest
@@ -1029,7 +1096,7 @@ export type DeleteSegmentRequest = Message<"herald.v1.DeleteSegmentRequest"> & {
  * Use `create(DeleteSegmentRequestSchema)` to create a new message.
  */
 export const DeleteSegmentRequestSchema: GenMessage<DeleteSegmentRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 36);
+  messageDesc(file_herald_v1_device, 39);
 
 /**
  * @generated from message herald.v1.DeleteSegmentResponse
@@ -1042,7 +1109,7 @@ export type DeleteSegmentResponse = Message<"herald.v1.DeleteSegmentResponse"> &
  * Use `create(DeleteSegmentResponseSchema)` to create a new message.
  */
 export const DeleteSegmentResponseSchema: GenMessage<DeleteSegmentResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_device, 37);
+  messageDesc(file_herald_v1_device, 40);
 
 /**
  * @generated from enum herald.v1.ImportOutcome
@@ -1099,6 +1166,18 @@ export const DeviceRegistryService: GenService<{
     methodKind: "unary";
     input: typeof RegisterDeviceRequestSchema;
     output: typeof RegisterDeviceResponseSchema;
+  },
+  /**
+   * Up to 1,000 registrations (of any apps) in one write, each exactly as RegisterDevice
+   * would do it; the gateway coalesces concurrent registrations into these calls. An
+   * invalid registration is reported in its result and never fails the others.
+   *
+   * @generated from rpc herald.v1.DeviceRegistryService.RegisterDevices
+   */
+  registerDevices: {
+    methodKind: "unary";
+    input: typeof RegisterDevicesRequestSchema;
+    output: typeof RegisterDevicesResponseSchema;
   },
   /**
    * Registers up to 1,000 devices of one app in one write, each exactly as RegisterDevice

@@ -1,0 +1,270 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { Readable } from "node:stream";
+import { SOURCE_NODE_ARGS } from "../scripts/processes.mjs";
+import { freePort, restClient } from "../test/support/stack.js";
+import { median, option, QUICK, ROUNDS, root, writeResult } from "./common.js";
+import { startBuiltStack } from "./herald-stack.js";
+import { closedLoop, type LoadResult } from "./load.js";
+import { cpuSeconds, peakRss } from "./proc-stats.js";
+
+// Ingest: device registrations through the gateway (64 in flight, autocannon) against a bare
+// fastify + pg upsert into the same table (bench/bare-register.ts), interleaved round by
+// round; then the bulk import (POST /v1/devices/import) of an NDJSON file.
+
+// The gateway is ready only with all three API services up, so the campaign service runs too.
+const INGEST_ROLES = ["credential", "device-registry", "campaign", "gateway"];
+const SECONDS = option("seconds", QUICK ? 5 : 10);
+const CONCURRENCY = 64;
+const IMPORT_LINES = QUICK ? 20_000 : 200_000;
+
+export interface IngestContext {
+  releaseDir: string;
+  env: Record<string, string>;
+  apiKey: string;
+  databaseUrl: string;
+}
+
+interface IngestRun {
+  side: string;
+  round: number;
+  result: LoadResult;
+  cpuPer1k: number;
+  peakRssMb: number;
+}
+
+interface ImportRun {
+  round: number;
+  lines: number;
+  seconds: number;
+  perSecond: number;
+  created: number;
+  gatewayRssMb: number;
+  registryRssMb: number;
+  cpuPer10k: number;
+}
+
+const token = (tag: string, i: number) => createHash("sha256").update(`${tag}-${i}`).digest("hex");
+
+export async function ingest(ctx: IngestContext): Promise<void> {
+  const runs: IngestRun[] = [];
+  const imports: ImportRun[] = [];
+  let appId: string | undefined;
+  let key: string | undefined;
+  const body = (tag: string) => (i: number) => ({
+    app_id: appId,
+    platform: "ios",
+    push_token: token(tag, i),
+    language: "en",
+  });
+  const sides = {
+    herald: async (round: number): Promise<IngestRun> => {
+      const stack = await startBuiltStack({
+        releaseDir: ctx.releaseDir,
+        roles: INGEST_ROLES,
+        providers: {},
+        env: ctx.env,
+      });
+      try {
+        const boot = restClient(stack.gatewayUrl, ctx.apiKey);
+        if (!appId) {
+          const app = await boot("POST", "/v1/apps", {
+            name: "Ingest",
+            platform: "ios",
+            bundle_id: "com.example.ingest",
+          });
+          appId = app.body.id as string;
+          const k = await boot("POST", `/v1/apps/${appId}/api-keys`, {
+            name: "ingest",
+            scope: "app",
+            rate_limit_per_minute: 1_000_000,
+          });
+          key = k.body.secret as string;
+        }
+        const pids = stack.pids();
+        const rss = peakRss(pids);
+        const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
+        const result = await closedLoop({
+          url: `${stack.gatewayUrl}/v1/devices/register`,
+          headers: { authorization: `Bearer ${key}` },
+          body: body(`herald-${round}`),
+          concurrency: CONCURRENCY,
+          seconds: SECONDS,
+          ok: 200,
+        });
+        const cpuOf = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid) - cpu0[n]!]));
+        const cpu = Object.values(cpuOf).reduce((a, b) => a + b, 0);
+        const peaks = rss.stop();
+        console.log(`  CPU s by process: ${JSON.stringify(cpuOf)}; peak RSS MB: ${JSON.stringify(peaks)}`);
+        imports.push(await importFile(stack.gatewayUrl, key!, appId, pids, round));
+        return {
+          side: "Herald gateway → registry",
+          round,
+          result,
+          cpuPer1k: (cpu / result.requests) * 1000,
+          peakRssMb: Object.values(peaks).reduce((a, b) => a + b, 0),
+        };
+      } finally {
+        await stack.stop();
+      }
+    },
+    bare: async (round: number): Promise<IngestRun> => {
+      const port = await freePort();
+      const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, "bench/bare-register.ts"], {
+        cwd: root,
+        env: { ...process.env, BARE_PORT: String(port), DATABASE_URL: ctx.databaseUrl },
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      try {
+        for (let i = 0; i < 100; i++) {
+          const up = await fetch(`http://127.0.0.1:${port}/register`, { method: "OPTIONS" }).then(
+            () => true,
+            () => false,
+          );
+          if (up) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const rss = peakRss({ bare: child.pid! });
+        const cpu0 = cpuSeconds(child.pid!);
+        const result = await closedLoop({
+          url: `http://127.0.0.1:${port}/register`,
+          headers: {},
+          body: body(`bare-${round}`),
+          concurrency: CONCURRENCY,
+          seconds: SECONDS,
+          ok: 200,
+        });
+        const cpu = cpuSeconds(child.pid!) - cpu0;
+        return {
+          side: "bare fastify + pg upsert",
+          round,
+          result,
+          cpuPer1k: (cpu / result.requests) * 1000,
+          peakRssMb: rss.stop().bare ?? 0,
+        };
+      } finally {
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }
+    },
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    // Herald first in round 0: its registry creates the table the bare side writes to.
+    const order = round % 2 === 0 ? (["herald", "bare"] as const) : (["bare", "herald"] as const);
+    for (const side of order) {
+      const run = await sides[side](round);
+      runs.push(run);
+      console.log(
+        `  round ${round + 1} ${run.side.padEnd(28)} ${Math.round(run.result.perSecond)}/s, ` +
+          `p50 ${run.result.p50Ms.toFixed(1)} ms, p99 ${run.result.p99Ms.toFixed(1)} ms, ${run.result.errors} errors`,
+      );
+    }
+    const imp = imports[imports.length - 1]!;
+    console.log(`  round ${round + 1} import of ${imp.lines} lines: ${Math.round(imp.perSecond)}/s`);
+  }
+  report(runs, imports);
+}
+
+/** POST /v1/devices/import of a generated NDJSON file, streamed as it is produced. */
+async function importFile(
+  gatewayUrl: string,
+  key: string,
+  appId: string,
+  pids: Record<string, number>,
+  round: number,
+): Promise<ImportRun> {
+  let i = 0;
+  const file = new Readable({
+    read() {
+      const chunk: string[] = [];
+      for (let n = 0; n < 2_000 && i < IMPORT_LINES; n++, i++) {
+        chunk.push(
+          JSON.stringify({
+            push_token: token(`import-${round}`, i),
+            platform: "ios",
+            language: "en",
+            tags: ["imported"],
+          }),
+        );
+      }
+      this.push(chunk.length ? `${chunk.join("\n")}\n` : null);
+    },
+  });
+  const rss = peakRss(pids);
+  const cpu0 = Object.values(pids).reduce((n, pid) => n + cpuSeconds(pid), 0);
+  const t0 = performance.now();
+  const res = await fetch(`${gatewayUrl}/v1/devices/import?app_id=${appId}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" },
+    body: Readable.toWeb(file) as ReadableStream,
+    duplex: "half",
+  } as RequestInit);
+  const answer = (await res.json()) as { created?: number };
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = Object.values(pids).reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
+  const peaks = rss.stop();
+  if (res.status !== 200 || answer.created !== IMPORT_LINES) {
+    throw new Error(`import answered ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+  }
+  return {
+    round,
+    lines: IMPORT_LINES,
+    seconds,
+    perSecond: IMPORT_LINES / seconds,
+    created: answer.created,
+    gatewayRssMb: peaks.gateway ?? 0,
+    registryRssMb: peaks["device-registry"] ?? 0,
+    cpuPer10k: (cpu / IMPORT_LINES) * 10_000,
+  };
+}
+
+function report(runs: IngestRun[], imports: ImportRun[]) {
+  const sides = [...new Set(runs.map((r) => r.side))];
+  const rows = sides.map((side) => {
+    const rs = runs.filter((r) => r.side === side);
+    return {
+      side,
+      perSecond: median(rs.map((r) => r.result.perSecond)),
+      p50Ms: median(rs.map((r) => r.result.p50Ms)),
+      p99Ms: median(rs.map((r) => r.result.p99Ms)),
+      cpuPer1k: median(rs.map((r) => r.cpuPer1k)),
+      peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+      errors: rs.reduce((n, r) => n + r.result.errors, 0),
+    };
+  });
+  const bare = rows.find((r) => r.side.startsWith("bare"))!;
+  const imp = {
+    perSecond: median(imports.map((r) => r.perSecond)),
+    cpuPer10k: median(imports.map((r) => r.cpuPer10k)),
+    gatewayRssMb: Math.max(...imports.map((r) => r.gatewayRssMb)),
+    registryRssMb: Math.max(...imports.map((r) => r.registryRssMb)),
+  };
+  const table = [
+    `## Ingest: device registrations, ${CONCURRENCY} in flight (autocannon), ${SECONDS} s per side`,
+    "",
+    `${ROUNDS} interleaved round(s), medians; a new device (iOS token) every request. ` +
+      "Target: ≥ 3,000/s, p99 ≤ 50 ms, ≥ 0.6 × bare.",
+    "",
+    "| side | registrations/s | ratio to bare | p50 ms | p99 ms | CPU s per 1k | peak RSS MB (all processes) | errors |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.side} | ${Math.round(r.perSecond)} | ${(r.perSecond / bare.perSecond).toFixed(2)} | ${r.p50Ms.toFixed(1)} | ` +
+        `${r.p99Ms.toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${Math.round(r.peakRssMb)} | ${r.errors} |`,
+    ),
+    "",
+    `Bulk import: POST /v1/devices/import, ${IMPORT_LINES.toLocaleString("en")} NDJSON lines streamed, ` +
+      "new devices (target ≥ 20,000/s, memory bounded).",
+    "",
+    "| devices/s | CPU s per 10k (all processes) | peak RSS MB gateway | peak RSS MB registry |",
+    "|---:|---:|---:|---:|",
+    `| ${Math.round(imp.perSecond)} | ${imp.cpuPer10k.toFixed(2)} | ${Math.round(imp.gatewayRssMb)} | ${Math.round(imp.registryRssMb)} |`,
+  ].join("\n");
+  console.log(`\n${table}\n`);
+  writeResult(
+    `ingest${QUICK ? "-quick" : ""}`,
+    { concurrency: CONCURRENCY, seconds: SECONDS, runs, rows, imports, import: imp },
+    table,
+  );
+}

@@ -1,0 +1,150 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Platform } from "@herald/proto/common";
+import type { RegisterDeviceResult } from "@herald/proto/device";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRegistry, type Registry } from "./harness.js";
+
+// RegisterDevices: many registrations in one statement, each exactly as RegisterDevice.
+
+const iosToken = () => randomBytes(32).toString("hex");
+
+const registered = (r: RegisterDeviceResult | undefined) => {
+  if (r?.result.case !== "registered") throw new Error(`not registered: ${JSON.stringify(r?.result)}`);
+  return r.result.value;
+};
+
+describe("RegisterDevices", () => {
+  let r: Registry;
+  const appId = randomUUID();
+
+  beforeAll(async () => {
+    r = await startRegistry();
+  });
+  afterAll(async () => {
+    await r?.stop();
+  });
+
+  it("creates new tokens and updates known ones as RegisterDevice does: unset keeps, set replaces, invalid clears", async () => {
+    const known = iosToken();
+    const first = await r.client.registerDevice({
+      appId,
+      pushToken: known,
+      platform: Platform.IOS,
+      externalId: "u1",
+      language: "en",
+      tags: { tags: ["a"] },
+    });
+    await new Promise((res) => setTimeout(res, 5));
+    await r.client.invalidateDevices({
+      invalidations: [
+        { deviceId: first.device!.id, observedAt: timestampFromDate(new Date()), reason: "Unregistered" },
+      ],
+    });
+    const fresh = iosToken();
+    const otherApp = randomUUID();
+    const { results } = await r.client.registerDevices({
+      devices: [
+        { appId, pushToken: known.toUpperCase(), platform: Platform.IOS, language: "de", appVersion: "2.0" },
+        { appId, pushToken: fresh, platform: Platform.IOS, timezone: "Europe/Berlin", tags: { tags: ["x", "y"] } },
+        { appId: otherApp, pushToken: known, platform: Platform.IOS },
+      ],
+    });
+    expect(results).toHaveLength(3);
+    const [updated, created, elsewhere] = results.map(registered);
+    expect(updated).toMatchObject({
+      created: false,
+      device: {
+        id: first.device!.id,
+        language: "de",
+        appVersion: "2.0",
+        externalId: "u1",
+        tags: ["a"],
+        invalid: false,
+      },
+    });
+    expect(created).toMatchObject({
+      created: true,
+      device: { appId, pushToken: fresh, timezone: "Europe/Berlin", tags: ["x", "y"], optedIn: true, invalid: false },
+    });
+    expect(created!.device!.externalId).toBeUndefined();
+    expect(elsewhere).toMatchObject({ created: true, device: { appId: otherApp, pushToken: known } });
+    expect(elsewhere!.device!.id).not.toBe(first.device!.id);
+    // what was stored is what was answered
+    const stored = await r.client.getDevice({ id: created!.device!.id });
+    expect(stored.device).toEqual(created!.device);
+  });
+
+  it("reports an invalid registration in its place and writes the others", async () => {
+    const good = iosToken();
+    const { results } = await r.client.registerDevices({
+      devices: [
+        { appId, pushToken: "not-hex", platform: Platform.IOS },
+        { appId, pushToken: good, platform: Platform.IOS },
+        { appId: "not-a-uuid", pushToken: iosToken(), platform: Platform.IOS },
+        { appId, pushToken: iosToken(), platform: Platform.IOS, language: "zz-not-a-language" },
+      ],
+    });
+    expect(results.map((x) => x.result.case)).toEqual([
+      "invalidArgument",
+      "registered",
+      "invalidArgument",
+      "invalidArgument",
+    ]);
+    expect(results[0]!.result.value).toMatch(/push_token/);
+    expect(results[2]!.result.value).toMatch(/app_id/);
+    expect(results[3]!.result.value).toMatch(/language/);
+    expect(registered(results[1]).device!.pushToken).toBe(good);
+  });
+
+  it("applies a token repeated in one call in order: one row, the last write wins", async () => {
+    const token = iosToken();
+    const { results } = await r.client.registerDevices({
+      devices: [
+        { appId, pushToken: token, platform: Platform.IOS, appVersion: "1", externalId: "first" },
+        { appId, pushToken: iosToken(), platform: Platform.IOS },
+        { appId, pushToken: token, platform: Platform.IOS, appVersion: "2" },
+      ],
+    });
+    const [a, , b] = results.map(registered);
+    expect(a!.created).toBe(true);
+    expect(b).toMatchObject({ created: false, device: { id: a!.device!.id, appVersion: "2", externalId: "first" } });
+    const { rows } = await r.pool.query(
+      "SELECT count(*)::int AS n FROM devices WHERE app_id = $1 AND push_token = $2",
+      [appId, token],
+    );
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("converges when concurrent calls register the same tokens: one row each, exactly one created", async () => {
+    const tokens = Array.from({ length: 40 }, iosToken);
+    const calls = await Promise.all(
+      Array.from({ length: 8 }, (_, k) =>
+        r.client.registerDevices({
+          // each call in its own order, so that the batches race on every row
+          devices: (k % 2 ? [...tokens].reverse() : tokens).map((pushToken) => ({
+            appId,
+            pushToken,
+            platform: Platform.IOS,
+            appVersion: String(k),
+          })),
+        }),
+      ),
+    );
+    for (const token of tokens) {
+      const answers = calls.map((c) => c.results.map(registered).find((x) => x!.device!.pushToken === token)!);
+      expect(new Set(answers.map((a) => a.device!.id)).size).toBe(1);
+      expect(answers.filter((a) => a.created)).toHaveLength(1);
+    }
+    const { rows } = await r.pool.query(
+      "SELECT count(*)::int AS n FROM devices WHERE app_id = $1 AND push_token = ANY($2::text[])",
+      [appId, tokens],
+    );
+    expect(rows[0].n).toBe(tokens.length);
+  });
+
+  it("refuses more than 1,000 registrations in one call", async () => {
+    const devices = Array.from({ length: 1_001 }, () => ({ appId, pushToken: iosToken(), platform: Platform.IOS }));
+    await expect(r.client.registerDevices({ devices })).rejects.toThrow(/at most 1000/);
+  });
+});
