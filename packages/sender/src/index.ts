@@ -9,3 +9,4 @@ export * from "./sender-metrics.js";
 export * from "./start-sender.js";
 export * from "./platform.js";
 export * from "./provider-span.js";
+export * from "./http2-pool.js";

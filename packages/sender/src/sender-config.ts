@@ -18,6 +18,10 @@ export function senderEnv(defaultAdminPort: number) {
     retryMaxElapsedMs: int("SENDER_RETRY_MAX_ELAPSED_MS", 120_000, 1, 3_600_000),
     ackWaitMs: int("SENDER_ACK_WAIT_MS", 60_000, 1_000, 3_600_000),
     drainMs: int("SENDER_DRAIN_MS", 20_000, 0, 3_600_000),
+    /** TCP, TLS and the provider's first SETTINGS, per new HTTP/2 connection. */
+    connectTimeoutMs: int("SENDER_CONNECT_TIMEOUT_MS", 10_000, 100, 600_000),
+    /** An HTTP/2 connection that heard nothing for this long gets a PING; an unanswered one is closed. 0: off. */
+    pingIntervalMs: int("SENDER_PING_INTERVAL_MS", 60_000, 0, 3_600_000),
   };
 }
 
@@ -35,4 +39,6 @@ export interface SenderConfig {
   retryMaxElapsedMs: number;
   ackWaitMs: number;
   drainMs: number;
+  connectTimeoutMs: number;
+  pingIntervalMs: number;
 }

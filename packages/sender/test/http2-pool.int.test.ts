@@ -1,18 +1,22 @@
 import http2, { type Http2Session, type ServerHttp2Stream } from "node:http2";
+import https from "node:https";
 import net, { type AddressInfo } from "node:net";
+import tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureCertificates } from "@herald/provider-sim/ca";
 import { DEFAULT_CERT_DIR } from "@herald/provider-sim/config";
-import { ConnectionPool, type PoolResponse } from "../src/connection-pool.js";
+import { Http2Pool, isNoH2, type Http2PoolOptions, type Http2Response } from "../src/http2-pool.js";
 
-// The pool against a real HTTP/2 peer on loopback that misbehaves on purpose: stream
-// limits, GOAWAY mid-flight, refused and reset streams, silence. The peer serves the
-// simulator's certificate, whose CA the test workers trust (NODE_EXTRA_CA_CERTS).
+// The shared pool against a real HTTP/2 peer on loopback that misbehaves on purpose:
+// stream limits, GOAWAY mid-flight, refused and reset streams, silence, a dead network.
+// The peer serves the simulator's certificate, whose CA the test workers trust
+// (NODE_EXTRA_CA_CERTS), as every sender trusts a provider's.
 
 type Handler = (stream: ServerHttp2Stream, id: string, session: Http2Session) => void;
 
 interface Peer {
   origin: string;
+  port: number;
   /** Per connection: most streams open at once, and most before the first answer. */
   sessions: { max: number; maxBeforeTrust: number }[];
   processed: string[];
@@ -30,6 +34,7 @@ async function peer(handler: Handler, settings: http2.Settings = { maxConcurrent
     sessions.push(s);
     open.add(session);
     session.once("close", () => open.delete(session));
+    session.on("error", () => undefined); // cut connections below are on purpose
     let active = 0;
     let answered = false;
     session.on("stream", (stream: ServerHttp2Stream, headers) => {
@@ -49,8 +54,10 @@ async function peer(handler: Handler, settings: http2.Settings = { maxConcurrent
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
   return {
-    origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    origin: `https://127.0.0.1:${port}`,
+    port,
     sessions,
     processed,
     close: async () => {
@@ -61,7 +68,7 @@ async function peer(handler: Handler, settings: http2.Settings = { maxConcurrent
 }
 
 /**
- * Node 20's HTTP/2 server corrupts its heap now and then when it sends GOAWAY or is
+ * Node 20's HTTP/2 server corrupted its heap now and then when it sent GOAWAY or was
  * destroyed from inside a stream's event handlers with other streams open (seen as
  * "malloc(): mismatching next->prev_size" aborts of this test's worker; the client
  * side was never the one to crash). Its faults are therefore started a tick later.
@@ -69,12 +76,12 @@ async function peer(handler: Handler, settings: http2.Settings = { maxConcurrent
 const later = (fn: () => void) => setImmediate(fn);
 
 const ok =
-  (delayMs = 0): Handler =>
+  (delayMs = 0, body = ""): Handler =>
   (stream) => {
     setTimeout(() => {
       if (stream.closed || stream.destroyed || stream.session?.destroyed !== false) return;
       stream.respond({ ":status": 200 });
-      stream.end();
+      stream.end(body);
     }, delayMs);
   };
 
@@ -83,33 +90,75 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function setup(p: Peer, opts: Partial<ConstructorParameters<typeof ConnectionPool>[0]> = {}) {
-  const pool = new ConnectionPool({
-    maxConnections: 3,
-    maxQueued: 10_000,
-    requestTimeoutMs: 5_000,
-    idleTimeoutMs: 60_000,
-    accepted: (status) => status === 200,
-    ...opts,
-  });
-  cleanups.push(
-    () => p.close(),
-    () => pool.close(),
-  );
+const BASE: Http2PoolOptions = {
+  label: "test peer",
+  maxConnections: 3,
+  maxQueued: 10_000,
+  requestTimeoutMs: 5_000,
+  connectTimeoutMs: 5_000,
+  idleTimeoutMs: 60_000,
+  pingIntervalMs: 0,
+  accepted: (status) => status === 200,
+};
+
+function pool(opts: Partial<Http2PoolOptions> = {}): Http2Pool {
+  const p = new Http2Pool({ ...BASE, ...opts });
+  cleanups.push(() => p.close());
+  return p;
+}
+
+function setup(p: Peer, opts: Partial<Http2PoolOptions> = {}) {
+  cleanups.push(() => p.close());
+  const client = pool(opts);
   const signal = new AbortController().signal;
-  const send = (id: string | number, s = signal): Promise<PoolResponse> =>
-    pool.request(
-      { origin: p.origin, group: "TEAM.KEY" },
+  const send = (id: string | number, s = signal, origin = p.origin): Promise<Http2Response> =>
+    client.request(
+      { origin, group: "TEAM.KEY" },
       { path: "/3/device/ab", headers: { "x-id": String(id) }, body: Buffer.from("{}") },
       s,
     );
-  return { pool, send };
+  return { pool: client, send };
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(10);
+  }
+}
 
-describe("ConnectionPool", () => {
-  it("never opens more streams than the peer allows, and one until the first answer", async () => {
+/** A TCP relay that can turn into a black hole: the peer looks alive to the kernel but says nothing. */
+async function relay(port: number) {
+  let dead = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, "127.0.0.1");
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      from.on("data", (d) => void (dead || to.write(d)));
+      from.on("error", () => undefined);
+      from.on("close", () => to.destroy());
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  cleanups.push(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => server.close(r));
+  });
+  return {
+    origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    setDead: (v: boolean) => void (dead = v),
+  };
+}
+
+describe("Http2Pool", () => {
+  it("never opens more streams than the peer allows, and one until the first accepted answer", async () => {
     const p = await peer(ok(5));
     const { send, pool } = setup(p);
     const answers = await Promise.all(range(300).map((i) => send(i)));
@@ -122,6 +171,21 @@ describe("ConnectionPool", () => {
     }
     expect(Math.max(...p.sessions.map((s) => s.max))).toBe(8);
     expect(pool.stats()).toMatchObject({ streams: 0, queued: 0 });
+  });
+
+  it("without an acceptance rule, uses the peer's SETTINGS from the first stream, capped by maxStreamsPerConnection", async () => {
+    const p = await peer(ok(5), { maxConcurrentStreams: 50 });
+    const { send } = setup(p, { accepted: undefined, maxConnections: 2 });
+    await Promise.all(range(200).map((i) => send(i)));
+    expect(p.sessions.length).toBeLessThanOrEqual(2);
+    expect(p.sessions[0]!.maxBeforeTrust).toBe(50);
+    for (const s of p.sessions) expect(s.max).toBeLessThanOrEqual(50);
+
+    const q = await peer(ok(5), { maxConcurrentStreams: 50 });
+    const capped = setup(q, { accepted: undefined, maxConnections: 1, maxStreamsPerConnection: 10 });
+    await Promise.all(range(100).map((i) => capped.send(i)));
+    expect(q.sessions).toHaveLength(1);
+    expect(q.sessions[0]!.max).toBe(10);
   });
 
   it("uses more streams once the peer raises its limit (as APNs does after a valid token)", async () => {
@@ -144,7 +208,7 @@ describe("ConnectionPool", () => {
     ["NO_ERROR", http2.constants.NGHTTP2_NO_ERROR],
     ["ENHANCE_YOUR_CALM", http2.constants.NGHTTP2_ENHANCE_YOUR_CALM],
   ])(
-    "re-sends streams above a GOAWAY's (%s) last stream id on a new connection, each processed once",
+    "re-sends only the streams above a GOAWAY's (%s) last stream id, on a new connection, each processed once",
     async (_name, code) => {
       let held: { stream: ServerHttp2Stream; id: string }[] = [];
       let phase: "trust" | "hold" | "normal" = "trust";
@@ -178,6 +242,8 @@ describe("ConnectionPool", () => {
       // Streams at or below the last id were processed; a graceful GOAWAY lets their answers arrive.
       if (code === http2.constants.NGHTTP2_NO_ERROR)
         expect(settled.slice(0, 2).map((s) => s.status)).toEqual(["fulfilled", "fulfilled"]);
+      // A forced one cuts them: they fail (the caller retries), never re-sent by the pool.
+      else expect(settled.slice(0, 2).map((s) => s.status)).toEqual(["rejected", "rejected"]);
     },
   );
 
@@ -195,6 +261,13 @@ describe("ConnectionPool", () => {
     const answers = await Promise.all(range(60).map((i) => send(i)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(p.processed.sort()).toEqual(range(60).map(String).sort());
+    expect(refused.size).toBe(40);
+  });
+
+  it("gives up re-sending a stream the peer keeps refusing", async () => {
+    const p = await peer((stream) => later(() => stream.close(http2.constants.NGHTTP2_REFUSED_STREAM)));
+    const { send } = setup(p);
+    await expect(send(1)).rejects.toMatchObject({ code: "ERR_HTTP2_STREAM_ERROR" });
   });
 
   it("reports a stream reset after the peer took it as an error, for the caller to retry", async () => {
@@ -218,47 +291,143 @@ describe("ConnectionPool", () => {
     expect((await send("after")).status).toBe(200);
   });
 
-  it("times out a request the peer never answers, and stops using that connection", async () => {
+  it("times out a request the peer never answers with a retryable error, and stops using that connection", async () => {
     let silent = true;
     const p = await peer((stream, id, session) => {
       if (!silent) ok()(stream, id, session);
     });
     const { send } = setup(p, { requestTimeoutMs: 100 });
-    await expect(send(1)).rejects.toMatchObject({ code: "ETIMEDOUT" });
+    const started = Date.now();
+    const err = await send(1).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "ETIMEDOUT", name: "Http2PoolError" });
+    expect((err as Error).message).not.toContain("/3/device");
+    expect(Date.now() - started).toBeLessThan(1_000);
     silent = false;
     expect((await send(2)).status).toBe(200);
     expect(p.sessions).toHaveLength(2);
   });
 
-  it("gives up on a connection that never completes its handshake", async () => {
+  it("counts the time a request waits for a stream toward its timeout", async () => {
+    const p = await peer(() => undefined, { maxConcurrentStreams: 1 });
+    const { send } = setup(p, { requestTimeoutMs: 150, maxConnections: 1, accepted: undefined });
+    const started = Date.now();
+    const settled = await Promise.allSettled([send(1), send(2)]);
+    expect(settled.map((s) => s.status === "rejected" && (s.reason as { code: string }).code)).toEqual([
+      "ETIMEDOUT",
+      "ETIMEDOUT",
+    ]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(p.processed).toEqual([]);
+  });
+
+  it("gives up on a connection that never completes its handshake (connect timeout)", async () => {
     // A listener that accepts TCP and never speaks: the TLS handshake hangs.
     const mute = net.createServer(() => undefined);
     await new Promise<void>((r) => mute.listen(0, "127.0.0.1", r));
     const sockets = new Set<net.Socket>();
     mute.on("connection", (s) => sockets.add(s));
-    const pool = new ConnectionPool({
-      maxConnections: 1,
-      maxQueued: 10,
-      requestTimeoutMs: 100,
-      idleTimeoutMs: 60_000,
-      accepted: () => true,
+    cleanups.push(async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => mute.close(r));
     });
-    cleanups.push(
-      async () => {
-        for (const s of sockets) s.destroy();
-        await new Promise((r) => mute.close(r));
-      },
-      () => pool.close(),
-    );
+    const client = pool({ maxConnections: 1, maxQueued: 10, connectTimeoutMs: 100, requestTimeoutMs: 10_000 });
     const target = { origin: `https://127.0.0.1:${(mute.address() as AddressInfo).port}`, group: "g" };
     const started = Date.now();
     await expect(
-      pool.request(target, { path: "/", headers: {}, body: Buffer.alloc(0) }, new AbortController().signal),
+      client.request(target, { path: "/", headers: {}, body: Buffer.alloc(0) }, new AbortController().signal),
     ).rejects.toMatchObject({ code: "ETIMEDOUT" });
+    // Three connections in a row failed before the queued request was given up.
+    expect(sockets.size).toBe(3);
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it("drops a queued request when its signal aborts", async () => {
+  it("PING keep-alive keeps a healthy idle connection and closes one whose peer went silent", async () => {
+    const p = await peer(ok());
+    cleanups.push(() => p.close());
+    const net_ = await relay(p.port);
+    const client = pool({ pingIntervalMs: 50, pingTimeoutMs: 150, requestTimeoutMs: 10_000, maxConnections: 1 });
+    const signal = new AbortController().signal;
+    const send = (id: string) =>
+      client.request({ origin: net_.origin }, { path: "/", headers: { "x-id": id }, body: Buffer.alloc(0) }, signal);
+
+    await send("a");
+    await sleep(300); // several PINGs, each answered
+    await send("b");
+    expect(p.sessions).toHaveLength(1);
+
+    net_.setDead(true);
+    const started = Date.now();
+    // The request is swallowed; the unanswered PING, not the 10 s request timeout, ends it.
+    await expect(send("c")).rejects.toMatchObject({ code: "ERR_HTTP2_PING_TIMEOUT" });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await until(() => client.stats().connections === 0);
+
+    net_.setDead(false);
+    expect((await send("d")).status).toBe(200);
+    expect(p.sessions).toHaveLength(2);
+    expect(p.processed).toEqual(["a", "b", "d"]);
+  });
+
+  it("closes idle connections, and their origin's pool with them", async () => {
+    const p = await peer(ok());
+    const { send, pool } = setup(p, { idleTimeoutMs: 100 });
+    await send(1);
+    expect(pool.stats()).toMatchObject({ origins: 1, connections: 1 });
+    await until(() => pool.stats().connections === 0);
+    expect(pool.stats()).toMatchObject({ origins: 0, connections: 0, streams: 0, queued: 0 });
+    expect((await send(2)).status).toBe(200);
+    expect(p.sessions).toHaveLength(2);
+  });
+
+  it("bounds the origins it keeps: an idle one is closed for a new one, busy ones are not", async () => {
+    const peers = await Promise.all([peer(ok()), peer(ok(300)), peer(ok(300)), peer(ok())]);
+    for (const p of peers) cleanups.push(() => p.close());
+    const client = pool({ maxOrigins: 2, accepted: undefined });
+    const signal = new AbortController().signal;
+    const send = (p: Peer) =>
+      client.request({ origin: p.origin }, { path: "/", headers: {}, body: Buffer.alloc(0) }, signal);
+    await send(peers[0]!);
+    const slow = send(peers[1]!);
+    expect(client.stats().origins).toBe(2);
+    // peers[0]'s pool is idle: it makes room.
+    const slow2 = send(peers[2]!);
+    expect(client.stats().origins).toBe(2);
+    // Both pools are busy: no room for a fourth origin.
+    await expect(send(peers[3]!)).rejects.toMatchObject({ code: "ERR_HTTP2_POOL_ORIGINS_FULL" });
+    expect((await slow).status).toBe(200);
+    expect((await slow2).status).toBe(200);
+    expect((await send(peers[3]!)).status).toBe(200);
+  });
+
+  it.each([
+    ["refuses h2 by ALPN", "alert"],
+    ["negotiates no protocol", "none"],
+  ])("fails at once, with one connection attempt, when the origin %s", async (_name, kind) => {
+    const certs = await ensureCertificates(DEFAULT_CERT_DIR);
+    const tlsOptions = { key: certs.serverKey, cert: certs.serverCert };
+    // An HTTP/1.1 server answers h2-only ALPN with a TLS alert; a bare TLS server just picks nothing.
+    const server =
+      kind === "alert" ? https.createServer(tlsOptions, (_req, res) => res.end()) : tls.createServer(tlsOptions);
+    const sockets = new Set<net.Socket>();
+    server.on("connection", (s: net.Socket) => sockets.add(s));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    cleanups.push(async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(() => r(undefined)));
+    });
+    const client = pool();
+    const err = await client
+      .request(
+        { origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}` },
+        { path: "/", headers: {}, body: Buffer.alloc(0) },
+        new AbortController().signal,
+      )
+      .catch((e: unknown) => e);
+    expect(isNoH2(err)).toBe(true);
+    expect(sockets.size).toBe(1);
+  });
+
+  it("drops a queued request when its signal aborts, and cancels a running one at once", async () => {
     const p = await peer(ok(100));
     const { send } = setup(p, { maxConnections: 1 });
     const abort = new AbortController();
@@ -268,25 +437,26 @@ describe("ConnectionPool", () => {
     await expect(second).rejects.toThrow("stop");
     expect((await first).status).toBe(200);
     expect(p.processed).toEqual(["1"]);
+
+    const running = new AbortController();
+    const third = send(3, running.signal);
+    await sleep(30);
+    const started = Date.now();
+    running.abort(new Error("shutting down"));
+    await expect(third).rejects.toThrow("shutting down");
+    expect(Date.now() - started).toBeLessThan(50);
   });
 
   it("fails queued requests when connections cannot be opened, and refuses beyond the queue bound", async () => {
     const p = await peer(ok());
     const origin = p.origin;
     await p.close();
-    const pool = new ConnectionPool({
-      maxConnections: 2,
-      maxQueued: 2,
-      requestTimeoutMs: 1_000,
-      idleTimeoutMs: 60_000,
-      accepted: () => true,
-    });
-    cleanups.push(() => pool.close());
+    const client = pool({ maxConnections: 2, maxQueued: 2, requestTimeoutMs: 1_000 });
     const target = { origin, group: "g" };
-    const req = { path: "/", headers: {}, body: Buffer.alloc(0) };
+    const req = () => ({ path: "/", headers: {}, body: Buffer.alloc(0) });
     const signal = new AbortController().signal;
-    const queued = [pool.request(target, req, signal), pool.request(target, req, signal)];
-    await expect(pool.request(target, req, signal)).rejects.toMatchObject({ code: "ERR_APNS_QUEUE_FULL" });
+    const queued = [client.request(target, req(), signal), client.request(target, req(), signal)];
+    await expect(client.request(target, req(), signal)).rejects.toMatchObject({ code: "ERR_HTTP2_POOL_QUEUE_FULL" });
     for (const q of queued) await expect(q).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });
 
@@ -297,5 +467,13 @@ describe("ConnectionPool", () => {
     first.retire("TooManyProviderTokenUpdates");
     await send(2);
     expect(p.sessions).toHaveLength(2);
+  });
+
+  it("returns the answer's body up to maxResponseBytes, and fails new requests once closed", async () => {
+    const p = await peer(ok(0, JSON.stringify({ reason: "BadDeviceToken" })));
+    const { send, pool } = setup(p);
+    expect((await send(1)).body).toBe('{"reason":"BadDeviceToken"}');
+    await pool.close();
+    await expect(send(2)).rejects.toMatchObject({ code: "ERR_HTTP2_POOL_CLOSED" });
   });
 });

@@ -1,8 +1,8 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { ConnectionPool } from "./connection-pool.js";
+import type { Http2Pool } from "@herald/sender";
 
 /** Connection, stream and token metrics of the APNs sender, read from the pool at scrape time. */
-export function apnsMetrics(pool: ConnectionPool) {
+export function apnsMetrics(pool: Pick<Http2Pool, "stats">) {
   let signatures: Counter | undefined;
   return {
     tokenSigned(): void {

@@ -4,10 +4,16 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import { DeliveryBatchSchema } from "@herald/proto/delivery";
-import { CredentialsError, type SendResult } from "@herald/sender";
+import {
+  CredentialsError,
+  type Http2Client,
+  type Http2Request,
+  type Http2Response,
+  type Http2Target,
+  type SendResult,
+} from "@herald/sender";
 import { describe, expect, it } from "vitest";
 import { ApnsProvider, classify, parseError, tokenAccepted, type ApnsCredentials } from "./apns-provider.js";
-import type { ConnectionPool, PoolRequest, PoolResponse, PoolTarget } from "./connection-pool.js";
 import { ProviderTokens } from "./provider-token.js";
 
 const err = (reason: string, extra: Record<string, unknown> = {}) => JSON.stringify({ reason, ...extra });
@@ -100,17 +106,17 @@ describe("classify", () => {
 
 /** A pool that answers from a script and records what it was asked: the provider's loop is under test. */
 function scriptedPool(answers: [number, string][]) {
-  const requests: (PoolRequest & { target: PoolTarget })[] = [];
+  const requests: (Http2Request & { target: Http2Target })[] = [];
   const retired: string[] = [];
   const pool = {
-    async request(target: PoolTarget, req: PoolRequest): Promise<PoolResponse> {
+    async request(target: Http2Target, req: Http2Request): Promise<Http2Response> {
       requests.push({ ...req, target });
       const [status, body] = answers.shift() ?? [200, ""];
       return { status, headers: {}, body, retire: (reason) => retired.push(reason) };
     },
     close: async () => undefined,
   };
-  return { pool: pool as unknown as ConnectionPool, requests, retired };
+  return { pool: pool satisfies Http2Client, requests, retired };
 }
 
 function credentialsResponse(

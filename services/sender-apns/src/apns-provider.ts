@@ -6,12 +6,13 @@ import {
   CredentialsError,
   parseRetryAfter,
   recordProviderResponse,
+  type Http2Client,
+  type Http2Response,
   type Provider,
   type SendContext,
   type SendResult,
 } from "@herald/sender";
 import { buildNotification, isDeviceToken, parseData, type AlertOptions, type BuildResult } from "./apns-payload.js";
-import type { ConnectionPool, PoolResponse } from "./connection-pool.js";
 import { keyIdentity, type ProviderTokens, type SigningKey } from "./provider-token.js";
 
 export type ApnsEnvironment = "production" | "sandbox";
@@ -35,7 +36,8 @@ export interface ApnsError {
 }
 
 export interface ApnsProviderDeps {
-  pool: ConnectionPool;
+  /** The shared HTTP/2 pool (packages/sender), grouped per (origin, team, key). */
+  pool: Http2Client;
   tokens: ProviderTokens;
   /** One origin for both environments (APNS_URL); Apple's hosts when unset. */
   baseUrl?: string;
@@ -181,7 +183,7 @@ function withRetryAfter(result: Extract<SendResult, { kind: "retry" }>, retryAft
 }
 
 /** Reads the JSON error body; a body that is not APNs' shape yields no reason. */
-export function parseError(res: Pick<PoolResponse, "status" | "body">): ApnsError {
+export function parseError(res: Pick<Http2Response, "status" | "body">): ApnsError {
   if (res.status === 200 || !res.body) return {};
   try {
     const parsed = JSON.parse(res.body) as { reason?: unknown; timestamp?: unknown };

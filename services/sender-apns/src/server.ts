@@ -1,17 +1,20 @@
 import type { Logger } from "@herald/runtime";
-import { startSender, type RunningSender } from "@herald/sender";
+import { Http2Pool, startSender, type RunningSender } from "@herald/sender";
 import { apnsMetrics } from "./apns-metrics.js";
 import { ApnsProvider, tokenAccepted } from "./apns-provider.js";
 import type { Config } from "./config.js";
-import { ConnectionPool } from "./connection-pool.js";
 import { ProviderTokens } from "./provider-token.js";
 
 export function start(config: Config, deps: { log: Logger }): Promise<RunningSender> {
-  const pool = new ConnectionPool({
+  const pool = new Http2Pool({
+    label: "APNs",
     maxConnections: config.maxConnections,
     maxQueued: config.maxQueued,
     requestTimeoutMs: config.requestTimeoutMs,
+    connectTimeoutMs: config.connectTimeoutMs,
     idleTimeoutMs: config.idleTimeoutMs,
+    pingIntervalMs: config.pingIntervalMs,
+    // One stream per connection until APNs has accepted its provider token.
     accepted: tokenAccepted,
     log: deps.log,
   });

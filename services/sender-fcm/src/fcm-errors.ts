@@ -1,10 +1,6 @@
-import { parseRetryAfter, type SendResult } from "@herald/sender";
+import { parseRetryAfter, type Http2Response, type SendResult } from "@herald/sender";
 
-export interface FcmResponse {
-  status: number;
-  headers: Record<string, string | undefined>;
-  body: string;
-}
+export type FcmResponse = Pick<Http2Response, "status" | "headers" | "body">;
 
 /** What one answer of `messages:send` means for the device, and for later sends. */
 export interface Classification {

@@ -4,11 +4,11 @@ import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import { DeliveryBatchSchema, DeliveryTargetSchema } from "@herald/proto/delivery";
 import { createLogger } from "@herald/runtime";
-import { CredentialsError } from "@herald/sender";
+import { CredentialsError, type Http2Client } from "@herald/sender";
 import { describe, expect, it } from "vitest";
 import { makeServiceAccount } from "../../../test/support/credential-fixtures.js";
 import type { FcmResponse } from "./fcm-errors.js";
-import { FcmProvider, type FcmTransport } from "./fcm-provider.js";
+import { FcmProvider } from "./fcm-provider.js";
 import { OAuthTokenSource, type TokenEndpointResponse } from "./oauth-token.js";
 
 // The provider's own decisions — what it refuses before sending, how it uses the token
@@ -20,10 +20,15 @@ function harness(
   tokenAnswer: () => TokenEndpointResponse = () => ({ status: 200, body: '{"access_token":"at","expires_in":3600}' }),
 ) {
   const sent: { url: string; headers: Record<string, string>; body: unknown }[] = [];
-  const transport: FcmTransport = {
-    async post(url, headers, body) {
-      sent.push({ url: url.href, headers, body: JSON.parse(body) });
-      return answers.shift() ?? { status: 200, headers: {}, body: '{"name":"projects/p/messages/1"}' };
+  const transport: Http2Client = {
+    async request(target, req) {
+      sent.push({
+        url: target.origin + req.path,
+        headers: req.headers as Record<string, string>,
+        body: JSON.parse(req.body.toString("utf8")),
+      });
+      const answer = answers.shift() ?? { status: 200, headers: {}, body: '{"name":"projects/p/messages/1"}' };
+      return { ...answer, retire: () => undefined };
     },
     close: async () => undefined,
   };
@@ -160,7 +165,10 @@ describe("FcmProvider", () => {
       const provider = new FcmProvider({
         fcmUrl: "https://fcm.example.test",
         tokenUrlOverride: override,
-        transport: { post: async () => ({ status: 200, headers: {}, body: "{}" }), close: async () => undefined },
+        transport: {
+          request: async () => ({ status: 200, headers: {}, body: "{}", retire: () => undefined }),
+          close: async () => undefined,
+        },
         tokens: new OAuthTokenSource(async () => ({ status: 200, body: '{"access_token":"at","expires_in":3600}' })),
         ceiling: { acquire: async () => undefined },
         log,

@@ -5,11 +5,13 @@ import {
   abortableSleep,
   CredentialsError,
   recordProviderResponse,
+  type Http2Client,
+  type Http2Target,
   type Provider,
   type SendContext,
   type SendResult,
 } from "@herald/sender";
-import { classify, type FcmResponse } from "./fcm-errors.js";
+import { classify } from "./fcm-errors.js";
 import {
   fcmData,
   fcmMessage,
@@ -22,14 +24,12 @@ import {
 import { OAuthRejectedError, OAuthUnavailableError, type OAuthTokenSource } from "./oauth-token.js";
 import { parseServiceAccount, type ServiceAccount } from "./service-account.js";
 
-/** A parsed service account plus the `messages:send` URL of its project. */
+/** A parsed service account plus where its project's `messages:send` goes. */
 export interface FcmAccount extends ServiceAccount {
-  sendUrl: URL;
-}
-
-export interface FcmTransport {
-  post(url: URL, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<FcmResponse>;
-  close(): Promise<void>;
+  /** FCM's origin: every project shares its connections (the token travels per request). */
+  sendTarget: Http2Target;
+  /** `/v1/projects/<project>/messages:send` under FCM_URL's path. */
+  sendPath: string;
 }
 
 export interface FcmProviderDeps {
@@ -37,7 +37,8 @@ export interface FcmProviderDeps {
   fcmUrl: string;
   /** FCM_TOKEN_URL: replaces every service account's token_uri (dev mode's simulator). */
   tokenUrlOverride?: string;
-  transport: FcmTransport;
+  /** The shared HTTP/2 pool (packages/sender). */
+  transport: Http2Client;
   tokens: OAuthTokenSource;
   ceiling: { acquire(appId: string, signal: AbortSignal): Promise<void> };
   log: Logger;
@@ -70,7 +71,7 @@ export class FcmProvider implements Provider<FcmAccount> {
     const parsed = parseServiceAccount(response.credentials.value.serviceAccountJson);
     const account = this.deps.tokenUrlOverride ? { ...parsed, tokenUri: this.deps.tokenUrlOverride } : parsed;
     const sendUrl = new URL(`${this.deps.fcmUrl}/v1/projects/${encodeURIComponent(account.projectId)}/messages:send`);
-    return { ...account, sendUrl };
+    return { ...account, sendTarget: { origin: sendUrl.origin }, sendPath: sendUrl.pathname };
   }
 
   async send(target: DeliveryTarget, ctx: SendContext<FcmAccount>): Promise<SendResult> {
@@ -89,16 +90,19 @@ export class FcmProvider implements Provider<FcmAccount> {
       return this.oauthFailure(err, account);
     }
     await this.deps.ceiling.acquire(batch.appId, signal);
-    const res = await this.deps.transport.post(
-      account.sendUrl,
-      { authorization: `Bearer ${token}`, "content-type": "application/json; charset=utf-8" },
-      sendBody(message),
+    const res = await this.deps.transport.request(
+      account.sendTarget,
+      {
+        path: account.sendPath,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json; charset=utf-8" },
+        body: Buffer.from(sendBody(message)),
+      },
       signal,
     );
     const c = classify(res, this.now());
     recordProviderResponse(
       ctx,
-      account.sendUrl.origin,
+      account.sendTarget.origin,
       res.status,
       c.result.kind === "delivered" ? undefined : c.result.reason,
     );

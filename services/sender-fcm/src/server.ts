@@ -1,14 +1,18 @@
 import https from "node:https";
 import { redisReady, type Logger } from "@herald/runtime";
-import { startSender, type RunningSender } from "@herald/sender";
+import { Http2Pool, startSender, type RunningSender } from "@herald/sender";
 import { Redis } from "ioredis";
 import type { Config } from "./config.js";
 import { FcmProvider } from "./fcm-provider.js";
-import { Http2Pool } from "./http2-pool.js";
 import { OAuthTokenSource } from "./oauth-token.js";
 import { RateCeiling } from "./rate-ceiling.js";
 import { RedisBudgetStore } from "./redis-budget.js";
 import { httpsTokenEndpoint } from "./token-endpoint.js";
+
+/** Connections to FCM at most (each carries what FCM's SETTINGS allow, 100 or more streams). */
+const FCM_MAX_CONNECTIONS = 16;
+const FCM_REQUEST_TIMEOUT_MS = 30_000;
+const FCM_IDLE_TIMEOUT_MS = 60_000;
 
 export async function start(config: Config, deps: { log: Logger }): Promise<RunningSender> {
   const { log } = deps;
@@ -28,7 +32,16 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Runn
   const provider = new FcmProvider({
     fcmUrl: config.fcmUrl,
     tokenUrlOverride: config.tokenUrlOverride,
-    transport: new Http2Pool(),
+    transport: new Http2Pool({
+      label: "FCM",
+      maxConnections: FCM_MAX_CONNECTIONS,
+      maxQueued: 10_000,
+      requestTimeoutMs: FCM_REQUEST_TIMEOUT_MS,
+      connectTimeoutMs: config.connectTimeoutMs,
+      idleTimeoutMs: FCM_IDLE_TIMEOUT_MS,
+      pingIntervalMs: config.pingIntervalMs,
+      log,
+    }),
     tokens: new OAuthTokenSource(httpsTokenEndpoint(tokenAgent)),
     ceiling: new RateCeiling({
       perMinute: config.rateLimitPerMinute,

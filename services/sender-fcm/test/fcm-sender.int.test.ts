@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Platform } from "@herald/proto/common";
 import { OutcomeKind } from "@herald/proto/delivery";
+import { createLogger } from "@herald/runtime";
 import { start } from "../src/server.js";
-import { FcmTestBed, log, type Outcomes } from "./harness.js";
+import { FcmTestBed, log, type Outcomes, type Target, type TestApp } from "./harness.js";
 
 // The FCM sender end to end below the gateway: real credential service holding a real
 // service-account file, real JetStream and Redis, the strict simulator as FCM and as the
@@ -13,6 +14,14 @@ beforeAll(() => bed.setUp());
 afterAll(() => bed.tearDown());
 
 const kinds = (got: Outcomes) => got.map((o) => OutcomeKind[o.kind]);
+
+/** Sends `targets` as one campaign in batches of 100 (several in flight at once) and waits for every outcome. */
+async function campaign(app: TestApp, targets: Target[]): Promise<Outcomes> {
+  const campaignId = randomUUID();
+  for (let b = 0; b * 100 < targets.length; b++)
+    await bed.publishBatch(app, targets.slice(b * 100, (b + 1) * 100), { campaignId, seq: BigInt(b + 1) });
+  return bed.outcomes(campaignId, targets.length);
+}
 
 describe("fcm sender", () => {
   it("delivers 1,000 messages with one OAuth token and the mapped message", async () => {
@@ -169,6 +178,46 @@ describe("fcm sender", () => {
       await sender.close();
     }
   });
+
+  it("loses nothing to GOAWAYs and dropped streams mid-batch: every device one outcome, delivered once", async () => {
+    const app = await bed.newApp();
+    const lines: string[] = [];
+    const sender = await start(bed.senderConfig(), {
+      log: createLogger("sender-fcm", "info", { write: (line: string) => void lines.push(line) }),
+    });
+    try {
+      // GOAWAY alone: the streams FCM never processed are re-sent by the pool on a new
+      // connection, so no device needs a second attempt and none is delivered twice.
+      let targets = await bed.targets(app, 400);
+      await bed.admin.setFaults("fcm", { goaway_rate: 0.03 });
+      let got = await campaign(app, targets);
+      expect(got).toHaveLength(400);
+      expect(new Set(got.map((o) => o.deviceId))).toEqual(new Set(targets.map((t) => t.id)));
+      expect(got.map((o) => [OutcomeKind[o.kind], o.attempts])).toEqual(Array(400).fill(["DELIVERED", 1]));
+      let counts = await bed.admin.deliveryCount("fcm");
+      for (const t of targets) expect(counts.by_target[t.token]).toBe(1);
+      expect(lines.filter((l) => l.includes("FCM connection going away")).length).toBeGreaterThan(1);
+
+      // GOAWAYs and streams cut after FCM took them (those are retried as new attempts).
+      targets = await bed.targets(app, 400);
+      await bed.admin.setFaults("fcm", { goaway_rate: 0.02, drop_rate: 0.05 });
+      got = await campaign(app, targets);
+      expect(got).toHaveLength(400);
+      expect(new Set(got.map((o) => o.deviceId)).size).toBe(400);
+      expect(kinds(got)).toEqual(Array(400).fill("DELIVERED"));
+      expect(got.some((o) => o.attempts > 1)).toBe(true);
+      counts = await bed.admin.deliveryCount("fcm");
+      for (const t of targets) expect(counts.by_target[t.token]).toBe(1);
+
+      // Neither registration tokens nor access tokens reached a log line on the way.
+      const logged = lines.join("");
+      for (const t of targets) expect(logged).not.toContain(t.token);
+      expect(logged).not.toMatch(/ya29\.|bearer /i);
+    } finally {
+      await bed.admin.clearFaults("fcm");
+      await sender.close();
+    }
+  }, 60_000);
 
   it("shares the rate ceiling between two senders: no window gets more than its budget", async () => {
     const app = await bed.newApp();

@@ -1,23 +1,32 @@
 import dns from "node:dns";
-import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { classifyAddress } from "@herald/runtime";
+import { classifyAddress, type Logger } from "@herald/runtime";
+import { Http2Pool, isNoH2 } from "@herald/sender";
 
 export interface PushResponse {
   status: number;
-  headers: Record<string, string | undefined>;
+  headers: IncomingHttpHeaders;
 }
 
 export interface PushTransportOptions {
-  /** HTTP/2 sessions per origin at most; more open only when the others are full. */
-  maxSessionsPerOrigin?: number;
+  /** HTTP/2 connections per origin at most; more open only when the others are full. */
+  maxConnectionsPerOrigin?: number;
   /** HTTP/1.1 sockets per origin, for push services without HTTP/2. */
   maxSocketsPerOrigin?: number;
   timeoutMs?: number;
+  connectTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  /** HTTP/2 PING after this long without hearing from a push service; 0: never. */
+  pingIntervalMs?: number;
   /** Allow loopback/private addresses (dev mode, tests). */
   allowPrivate?: boolean;
+  log?: Logger;
 }
+
+/** Origins remembered as HTTP/1.1-only; the oldest is forgotten beyond this (and tried over HTTP/2 again). */
+const MAX_H1_ORIGINS = 1_000;
 
 /**
  * DNS lookup that refuses non-public addresses at connect time, so an endpoint whose
@@ -44,122 +53,63 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
   };
 }
 
-interface PooledSession {
-  session: ClientHttp2Session;
-  active: number;
-}
-
 /**
- * POSTs to push services over pooled connections: HTTP/2 sessions per origin, each
- * filled up to the stream limit the server advertises; an origin that does not offer
- * HTTP/2 (ALPN) is remembered and served over keep-alive HTTP/1.1 instead. TLS is
- * verified against the system store plus NODE_EXTRA_CA_CERTS, always.
+ * POSTs to push services: over the shared HTTP/2 pool (`@herald/sender`, one pool per
+ * origin) and, for an origin that does not offer HTTP/2 by ALPN, over keep-alive
+ * HTTP/1.1 from then on. Both connect through the SSRF-guarded lookup. TLS is verified
+ * against the system store plus NODE_EXTRA_CA_CERTS, always.
  */
 export class PushTransport {
-  private readonly h2 = new Map<string, PooledSession[]>();
+  private readonly pool: Http2Pool;
   private readonly h1Origins = new Set<string>();
   private readonly agent: https.Agent;
-  private readonly maxSessions: number;
   private readonly timeoutMs: number;
-  private readonly lookup: LookupFunction;
 
   constructor(opts: PushTransportOptions = {}) {
-    this.maxSessions = opts.maxSessionsPerOrigin ?? 4;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
-    this.lookup = guardedLookup(opts.allowPrivate ?? false);
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSocketsPerOrigin ?? 64, lookup: this.lookup });
+    const lookup = guardedLookup(opts.allowPrivate ?? false);
+    this.pool = new Http2Pool({
+      label: "Web Push",
+      maxConnections: opts.maxConnectionsPerOrigin ?? 4,
+      maxQueued: 10_000,
+      requestTimeoutMs: this.timeoutMs,
+      connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+      idleTimeoutMs: opts.idleTimeoutMs ?? 60_000,
+      pingIntervalMs: opts.pingIntervalMs ?? 60_000,
+      // The status and Retry-After are all Herald reads of a push service's answer.
+      maxResponseBytes: 0,
+      lookup,
+      // A refused address stays refused: the send fails at once instead of after three connections.
+      fatalConnectError: (err) => (err as { code?: unknown }).code === "ESSRF",
+      log: opts.log,
+    });
+    this.agent = new https.Agent({ keepAlive: true, maxSockets: opts.maxSocketsPerOrigin ?? 64, lookup });
   }
 
-  async post(url: URL, headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<PushResponse> {
-    if (this.h1Origins.has(url.origin)) return this.postH1(url, headers, body, signal);
+  async post(url: URL, headers: OutgoingHttpHeaders, body: Buffer, signal: AbortSignal): Promise<PushResponse> {
+    const origin = url.origin;
+    if (this.h1Origins.has(origin)) return this.postH1(url, headers, body, signal);
     try {
-      return await this.postH2(url, headers, body, signal);
+      return await this.pool.request({ origin }, { path: url.pathname + url.search, headers, body }, signal);
     } catch (err) {
       if (!isNoH2(err)) throw err;
-      this.h1Origins.add(url.origin);
-      return this.postH1(url, headers, body, signal);
+      if (this.h1Origins.size >= MAX_H1_ORIGINS) this.h1Origins.delete(this.h1Origins.values().next().value!);
+      this.h1Origins.add(origin);
+      return this.postH1(url, withoutPseudoHeaders(headers), body, signal);
     }
+  }
+
+  /** Origin pools, HTTP/2 connections, streams in use and sends waiting. */
+  stats() {
+    return this.pool.stats();
   }
 
   async close(): Promise<void> {
-    for (const pool of this.h2.values()) for (const p of pool) p.session.close();
-    this.h2.clear();
+    await this.pool.close();
     this.agent.destroy();
   }
 
-  private async session(origin: string): Promise<PooledSession> {
-    const pool = this.h2.get(origin) ?? [];
-    this.h2.set(origin, pool);
-    const usable = pool.filter((p) => !p.session.closed && !p.session.destroyed);
-    const free = usable
-      .filter((p) => p.active < (p.session.remoteSettings.maxConcurrentStreams ?? 100))
-      .sort((a, b) => a.active - b.active)[0];
-    if (free) return free;
-    if (usable.length >= this.maxSessions) return usable.sort((a, b) => a.active - b.active)[0]!;
-    const session = http2.connect(origin, { lookup: this.lookup });
-    const pooled: PooledSession = { session, active: 0 };
-    const drop = () => {
-      const i = pool.indexOf(pooled);
-      if (i >= 0) pool.splice(i, 1);
-    };
-    session.on("goaway", drop);
-    session.on("close", drop);
-    session.on("error", drop);
-    session.setTimeout(60_000, () => session.close());
-    pool.push(pooled);
-    await new Promise<void>((resolve, reject) => {
-      session.once("connect", () => {
-        session.off("error", reject);
-        if (session.alpnProtocol !== "h2") {
-          session.destroy();
-          reject(Object.assign(new Error("origin does not speak HTTP/2"), { code: "ERR_NO_H2" }));
-        } else resolve();
-      });
-      session.once("error", reject);
-    });
-    return pooled;
-  }
-
-  private async postH2(
-    url: URL,
-    headers: Record<string, string>,
-    body: Buffer,
-    signal?: AbortSignal,
-  ): Promise<PushResponse> {
-    const pooled = await this.session(url.origin);
-    pooled.active++;
-    try {
-      return await new Promise<PushResponse>((resolve, reject) => {
-        const stream = pooled.session.request(
-          { ":method": "POST", ":path": url.pathname + url.search, ...headers, "content-length": String(body.length) },
-          { signal },
-        );
-        stream.setTimeout(this.timeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
-        let status = 0;
-        let responseHeaders: IncomingHttpHeaders = {};
-        stream.on("response", (h) => {
-          status = Number(h[":status"]);
-          responseHeaders = h;
-        });
-        stream.on("data", () => undefined);
-        stream.on("end", () =>
-          status
-            ? resolve({ status, headers: flatten(responseHeaders) })
-            : reject(Object.assign(new Error("stream ended without a response"), { code: "ERR_NO_RESPONSE" })),
-        );
-        stream.on("error", reject);
-        stream.on("close", () => {
-          if (!status)
-            reject(Object.assign(new Error("stream closed"), { code: `ERR_STREAM_${stream.rstCode ?? "CLOSED"}` }));
-        });
-        stream.end(body);
-      });
-    } finally {
-      pooled.active--;
-    }
-  }
-
-  private postH1(url: URL, headers: Record<string, string>, body: Buffer, signal?: AbortSignal): Promise<PushResponse> {
+  private postH1(url: URL, headers: OutgoingHttpHeaders, body: Buffer, signal: AbortSignal): Promise<PushResponse> {
     return new Promise((resolve, reject) => {
       const req = https.request(url, {
         method: "POST",
@@ -171,7 +121,7 @@ export class PushTransport {
       req.on("timeout", () => req.destroy(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" })));
       req.on("response", (res) => {
         res.resume();
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: flatten(res.headers) }));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
         res.on("error", reject);
       });
       req.on("error", reject);
@@ -180,13 +130,9 @@ export class PushTransport {
   }
 }
 
-function isNoH2(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? "";
-  return code === "ERR_NO_H2" || code.includes("NO_APPLICATION_PROTOCOL");
-}
-
-function flatten(h: IncomingHttpHeaders): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(h)) out[k] = Array.isArray(v) ? v.join(", ") : v;
+/** The pool added `:method` and `:path` to the headers of the attempt that found no HTTP/2. */
+function withoutPseudoHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(headers)) if (!k.startsWith(":")) out[k] = v;
   return out;
 }

@@ -14,7 +14,12 @@ export function start(config: Config, deps: { log: Logger }): Promise<RunningSen
       .filter(Boolean),
   };
   const provider = new WebPushProvider(
-    new PushTransport({ allowPrivate: config.allowPrivate }),
+    new PushTransport({
+      allowPrivate: config.allowPrivate,
+      connectTimeoutMs: config.connectTimeoutMs,
+      pingIntervalMs: config.pingIntervalMs,
+      log: deps.log,
+    }),
     new VapidSigner(),
     policy,
   );

@@ -14,6 +14,7 @@ import {
   type OutcomeBatch,
 } from "@herald/proto/delivery";
 import { createLogger, readEnv, streamNames, type StreamNames } from "@herald/runtime";
+import type { CreatedSubscription } from "@herald/provider-sim/admin-client";
 import { SimAdminClient } from "@herald/provider-sim/admin-client";
 import { configSpec as simConfigSpec } from "@herald/provider-sim/config";
 import { start as startSim, type ProviderSim } from "@herald/provider-sim/server";
@@ -240,6 +241,51 @@ describe("web push sender", () => {
       await sender.close();
     }
   });
+
+  it("loses nothing to GOAWAYs and dropped streams mid-batch: every device one outcome, delivered once", async () => {
+    const lines: string[] = [];
+    const sender = await start(senderConfig(), {
+      log: createLogger("sender-webpush", "info", { write: (line: string) => void lines.push(line) }),
+    });
+    /** One campaign in batches of 100 (several in flight at once); every outcome and how often each subscription got it. */
+    const send = async (subs: CreatedSubscription[]) => {
+      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+      const campaignId = randomUUID();
+      for (let b = 0; b * 100 < targets.length; b++)
+        await publishBatch(targets.slice(b * 100, (b + 1) * 100), { campaignId, seq: BigInt(b + 1) });
+      const got = await outcomes(campaignId, targets.length);
+      expect(got).toHaveLength(targets.length);
+      expect(new Set(got.map((o) => o.deviceId))).toEqual(new Set(targets.map((t) => t.id)));
+      const counts = await admin.deliveryCount("webpush");
+      return { got, delivered: subs.map((s) => counts.by_target[s.id]) };
+    };
+    try {
+      // GOAWAY alone: the streams the push service never processed are re-sent by the
+      // pool on a new connection, so no device needs a second attempt.
+      let subs = await subscriptions(400);
+      await admin.setFaults("webpush", { goaway_rate: 0.03 });
+      let { got, delivered } = await send(subs);
+      expect(got.map((o) => [OutcomeKind[o.kind], o.attempts])).toEqual(Array(400).fill(["DELIVERED", 1]));
+      expect(delivered).toEqual(Array(400).fill(1));
+      expect(lines.filter((l) => l.includes("Web Push connection going away")).length).toBeGreaterThan(1);
+
+      // GOAWAYs and streams cut after the push service took them (retried as new attempts).
+      subs = await subscriptions(400);
+      await admin.setFaults("webpush", { goaway_rate: 0.02, drop_rate: 0.05 });
+      ({ got, delivered } = await send(subs));
+      expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
+      expect(got.some((o) => o.attempts > 1)).toBe(true);
+      expect(delivered).toEqual(Array(400).fill(1));
+
+      // Endpoint paths (the subscription's secret) and VAPID tokens reached no log line.
+      const logged = lines.join("");
+      for (const s of subs) expect(logged).not.toContain(new URL(s.subscription.endpoint).pathname);
+      expect(logged).not.toMatch(/vapid t=/i);
+    } finally {
+      await admin.clearFaults("webpush");
+      await sender.close();
+    }
+  }, 60_000);
 
   it("fails devices whose payload is too large, and unconfigured apps, with a reason", async () => {
     const sender = await start(senderConfig(), { log });
