@@ -1,21 +1,39 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
+import { createECDH, createHash, randomBytes } from "node:crypto";
 import os from "node:os";
 import pg from "pg";
 import { SOURCE_NODE_ARGS } from "../scripts/processes.mjs";
-import { makeApnsKey } from "../test/support/credential-fixtures.js";
+import { makeApnsKey, makeServiceAccount } from "../test/support/credential-fixtures.js";
 import type { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { freePort, restClient } from "../test/support/stack.js";
 import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
 import { cpuSeconds, peakRss } from "./proc-stats.js";
 
-// End to end: an iOS campaign from `POST /v1/push/send` to `completed`, delivered to a lean
-// APNs sink in its own process, with tracing off, with the SDK on but the send not sampled,
-// and with every span recorded and exported (100 %).
+// End to end: campaigns from `POST /v1/push/send` to `completed`, delivered to a lean
+// sink of all three push services in its own process (bench/push-sink.ts). Parts:
+// - platforms: iOS, Android, web and mixed audiences of --devices (100,000; 5,000 quick);
+// - scale: iOS at --devices vs --large (1,000,000; skipped quick): cost per notification
+//   and peak RSS should stay flat;
+// - replicas: iOS with one vs two sender-apns replicas;
+// - tracing: iOS at --tracing-devices (50,000) with tracing off, on but not sampled, and
+//   every span exported.
+// --parts platforms,scale,replicas,tracing picks some; --only <text> filters the variants.
 
-const DEVICES = option("devices", QUICK ? 5_000 : 50_000);
-const ROLES = ["credential", "device-registry", "campaign", "sender-apns", "gateway"];
+const DEVICES = option("devices", QUICK ? 5_000 : 100_000);
+const LARGE = option("large", QUICK ? 0 : 1_000_000);
+const TRACING_DEVICES = option("tracing-devices", QUICK ? 5_000 : 50_000);
+const PARTS = text("parts", "platforms,scale,replicas,tracing").split(",");
+const ONLY = text("only", "");
+const ROLES = [
+  "credential",
+  "device-registry",
+  "campaign",
+  "sender-apns",
+  "sender-fcm",
+  "sender-webpush",
+  "gateway",
+] as const;
 
 export interface E2eContext {
   releaseDir: string;
@@ -25,126 +43,233 @@ export interface E2eContext {
   otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
 }
 
+type Mix = "ios" | "android" | "web" | "mixed";
+
 interface Variant {
+  part: string;
   name: string;
-  env: (otlp: string) => Record<string, string>;
+  mix: Mix;
+  devices: number;
+  env?: (otlp: string) => Record<string, string>;
+  replicas?: Record<string, number>;
 }
 
-const ALL_VARIANTS: Variant[] = [
-  { name: "tracing off", env: () => ({}) },
-  {
-    name: "tracing on, send not sampled",
-    env: (otlp) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_TRACES_SAMPLER: "parentbased_always_off" }),
-  },
-  {
-    name: "tracing on, 100 % sampled",
-    env: (otlp) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_TRACES_SAMPLER: "parentbased_always_on" }),
-  },
-];
-
-/** --only <substring>: run the variants whose name contains it. */
-const only = text("only", "");
-const VARIANTS = ALL_VARIANTS.filter((v) => v.name.includes(only));
-
 interface Run {
+  part: string;
   variant: string;
   round: number;
+  devices: number;
   seconds: number;
   perSecond: number;
   firstDeliveryMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  duplicates: number;
   cpuSeconds: Record<string, number>;
   cpuPer10k: number;
   peakRssMb: Record<string, number>;
   spanBytes: number;
 }
 
-async function startSink(): Promise<{ port: number; admin: string; child: ChildProcess }> {
-  const port = await freePort();
-  const adminPort = await freePort();
-  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, "bench/apns-sink.ts"], {
+interface Sink {
+  port: number;
+  tokenPort: number;
+  admin: string;
+  child: ChildProcess;
+}
+
+interface SinkCount {
+  count: number;
+  firstAt: number;
+  p50At: number;
+  p99At: number;
+}
+
+function variants(): Variant[] {
+  const all: Variant[] = [];
+  if (PARTS.includes("platforms")) {
+    for (const mix of ["ios", "android", "web", "mixed"] as const) {
+      all.push({ part: "platforms", name: `${mix}, ${DEVICES.toLocaleString("en")}`, mix, devices: DEVICES });
+    }
+  }
+  if (PARTS.includes("scale") && LARGE > 0) {
+    if (!PARTS.includes("platforms")) {
+      all.push({ part: "scale", name: `ios, ${DEVICES.toLocaleString("en")}`, mix: "ios", devices: DEVICES });
+    }
+    all.push({ part: "scale", name: `ios, ${LARGE.toLocaleString("en")}`, mix: "ios", devices: LARGE });
+  }
+  if (PARTS.includes("replicas")) {
+    all.push({
+      part: "replicas",
+      name: `ios, ${DEVICES.toLocaleString("en")}, 2 × sender-apns`,
+      mix: "ios",
+      devices: DEVICES,
+      replicas: { "sender-apns": 2 },
+    });
+  }
+  if (PARTS.includes("tracing")) {
+    const n = TRACING_DEVICES.toLocaleString("en");
+    all.push(
+      { part: "tracing", name: `tracing off, ios ${n}`, mix: "ios", devices: TRACING_DEVICES },
+      {
+        part: "tracing",
+        name: `tracing on, send not sampled, ios ${n}`,
+        mix: "ios",
+        devices: TRACING_DEVICES,
+        env: (otlp) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_TRACES_SAMPLER: "parentbased_always_off" }),
+      },
+      {
+        part: "tracing",
+        name: `tracing on, 100 % sampled, ios ${n}`,
+        mix: "ios",
+        devices: TRACING_DEVICES,
+        env: (otlp) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_TRACES_SAMPLER: "parentbased_always_on" }),
+      },
+    );
+  }
+  return all.filter((v) => v.name.includes(ONLY));
+}
+
+async function startSink(): Promise<Sink> {
+  const [port, adminPort, tokenPort] = [await freePort(), await freePort(), await freePort()];
+  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, "bench/push-sink.ts"], {
     cwd: root,
-    env: { ...process.env, SINK_PORT: String(port), SINK_ADMIN_PORT: String(adminPort) },
+    env: {
+      ...process.env,
+      SINK_PORT: String(port),
+      SINK_ADMIN_PORT: String(adminPort),
+      SINK_TOKEN_PORT: String(tokenPort),
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const admin = `http://127.0.0.1:${adminPort}`;
   for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(`${admin}/count`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return { port, admin, child };
+    const up = await fetch(`${admin}/count`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return { port, tokenPort, admin, child };
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error("the APNs sink did not start");
+  throw new Error("the push sink did not start");
 }
 
-/** Devices straight into the registry's table: registering them is another benchmark. */
-async function seedIosDevices(databaseUrl: string, appId: string, n: number): Promise<void> {
+/**
+ * Devices straight into the registry's table (registering them is the ingest benchmark),
+ * platforms in turn for a mixed audience. Web subscriptions point at the sink and share one
+ * valid P-256 key (each still gets its own encryption: the salt and sender key are fresh).
+ */
+async function seedDevices(databaseUrl: string, appId: string, mix: Mix, n: number, sinkPort: number) {
+  const ecdh = createECDH("prime256v1");
+  ecdh.generateKeys();
+  const p256dh = ecdh.getPublicKey().toString("base64url");
+  const platforms = mix === "mixed" ? (["ios", "android", "web"] as const) : ([mix] as const);
+  const token = (platform: string, i: number) => {
+    if (platform === "ios") return randomBytes(32).toString("hex");
+    if (platform === "android")
+      return `${randomBytes(8).toString("base64url")}:APA91b${randomBytes(110).toString("base64url")}`.slice(0, 163);
+    return JSON.stringify({
+      endpoint: `https://127.0.0.1:${sinkPort}/wp/${appId}-${i}`,
+      keys: { p256dh, auth: randomBytes(16).toString("base64url") },
+    });
+  };
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   for (let i = 0; i < n; i += 10_000) {
-    const tokens = Array.from({ length: Math.min(10_000, n - i) }, () => randomBytes(32).toString("hex"));
+    const rows = Array.from({ length: Math.min(10_000, n - i) }, (_, k) => {
+      const platform = platforms[(i + k) % platforms.length]!;
+      return { platform, token: token(platform, i + k) };
+    });
     await client.query(
       `INSERT INTO device_registry.devices (app_id, push_token, token_hash, platform, language)
-       SELECT $1, t, h, 'ios', 'en' FROM unnest($2::text[], $3::bytea[]) AS x(t, h)`,
-      [appId, tokens, tokens.map((t) => createHash("sha256").update(t).digest())],
+       SELECT $1, t, h, p, 'en' FROM unnest($2::text[], $3::bytea[], $4::text[]) AS x(t, h, p)`,
+      [
+        appId,
+        rows.map((r) => r.token),
+        rows.map((r) => createHash("sha256").update(r.token).digest()),
+        rows.map((r) => r.platform),
+      ],
     );
   }
   await client.end();
 }
 
+/** An app with the platforms of `mix` configured (credentials the sink accepts). */
+async function createApp(api: ReturnType<typeof restClient>, mix: Mix, devices: number): Promise<string> {
+  const bundle = `com.example.bench.${mix}${devices}`;
+  const app = await api("POST", "/v1/apps", { name: `Bench ${mix} ${devices}`, platform: "ios", bundle_id: bundle });
+  if (app.status !== 201) throw new Error(`create app: ${app.text}`);
+  const appId = app.body.id as string;
+  const configure = async (body: Record<string, unknown>) => {
+    const res = await api("POST", `/v1/apps/${appId}/platform-config`, body);
+    if (res.status !== 200) throw new Error(`platform config: ${res.text}`);
+  };
+  if (mix === "ios" || mix === "mixed") {
+    const key = makeApnsKey();
+    await configure({
+      platform: "ios",
+      apns_p8_key: key.p8,
+      apns_key_id: key.keyId,
+      apns_team_id: key.teamId,
+      apns_topic: bundle,
+      apns_environment: "production",
+    });
+  }
+  if (mix === "android" || mix === "mixed") {
+    const account = makeServiceAccount({ tokenUri: "https://oauth2.googleapis.com/token" });
+    await configure({ platform: "android", fcm_service_account: JSON.parse(account.json) });
+  }
+  if (mix === "web" || mix === "mixed") {
+    await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
+  }
+  return appId;
+}
+
 export async function e2e(ctx: E2eContext): Promise<void> {
-  const { releaseDir, env, apiKey, databaseUrl, otlp } = ctx;
+  const chosen = variants();
+  if (chosen.length === 0) return;
   const sink = await startSink();
-  const providers = { APNS_URL: `https://127.0.0.1:${sink.port}` };
-  let appId: string | undefined;
+  const sinkUrl = `https://127.0.0.1:${sink.port}`;
+  const providers = { APNS_URL: sinkUrl, FCM_URL: sinkUrl, FCM_TOKEN_URL: `https://127.0.0.1:${sink.tokenPort}/token` };
+  const env = { ...ctx.env, HERALD_WEBPUSH_ALLOW_PRIVATE: "true" };
+  /** One app per audience (mix and size), created and seeded on first use. */
+  const apps = new Map<string, string>();
   const runs: Run[] = [];
+  console.log(`e2e: ${chosen.length} variant(s), ${ROUNDS} round(s)`);
   try {
     for (let round = 0; round < ROUNDS; round++) {
       // Interleaved: each round starts with the next variant.
-      const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
+      const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
       for (const variant of order) {
-        const stack: BuiltStack = await startBuiltStack({
-          releaseDir,
-          roles: ROLES,
+        const stack = await startBuiltStack({
+          releaseDir: ctx.releaseDir,
+          roles: [...ROLES],
           providers,
-          env: { ...env, ...variant.env(otlp.url) },
+          env: { ...env, ...variant.env?.(ctx.otlp.url) },
+          ...(variant.replicas ? { replicas: variant.replicas } : {}),
         });
         try {
-          const boot = restClient(stack.gatewayUrl, apiKey);
+          const api = restClient(stack.gatewayUrl, ctx.apiKey);
+          const audience = `${variant.mix}:${variant.devices}`;
+          let appId = apps.get(audience);
           if (!appId) {
-            const app = await boot("POST", "/v1/apps", {
-              name: "Bench",
-              platform: "ios",
-              bundle_id: "com.example.bench",
-            });
-            appId = app.body.id as string;
-            const key = makeApnsKey();
-            const config = await boot("POST", `/v1/apps/${appId}/platform-config`, {
-              platform: "ios",
-              apns_p8_key: key.p8,
-              apns_key_id: key.keyId,
-              apns_team_id: key.teamId,
-              apns_topic: "com.example.bench",
-              apns_environment: "production",
-            });
-            if (config.status !== 200) throw new Error(`platform config: ${config.text}`);
-            await seedIosDevices(databaseUrl, appId, DEVICES);
+            appId = await createApp(api, variant.mix, variant.devices);
+            await seedDevices(ctx.databaseUrl, appId, variant.mix, variant.devices, sink.port);
+            apps.set(audience, appId);
           }
-          runs.push(await runCampaign(stack, boot, appId, sink.admin, otlp, variant.name, round));
-          const last = runs[runs.length - 1]!;
+          const run = await runCampaign(stack, api, appId, sink, ctx.otlp, variant, round);
+          runs.push(run);
           console.log(
-            `  round ${round + 1} ${variant.name.padEnd(30)} ${Math.round(last.perSecond)}/s, ` +
-              `CPU ${last.cpuPer10k.toFixed(2)} s per 10k, first delivery ${last.firstDeliveryMs} ms`,
+            `  round ${round + 1} ${variant.name.padEnd(42)} ${Math.round(run.perSecond)}/s, ` +
+              `CPU ${run.cpuPer10k.toFixed(2)} s per 10k, first ${run.firstDeliveryMs} ms, ` +
+              `p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms`,
           );
         } finally {
           await stack.stop();
         }
       }
     }
-    report(runs);
+    report(chosen, runs);
   } finally {
     sink.child.kill("SIGTERM");
   }
@@ -154,12 +279,12 @@ async function runCampaign(
   stack: BuiltStack,
   api: ReturnType<typeof restClient>,
   appId: string,
-  sinkAdmin: string,
-  otlp: Awaited<ReturnType<typeof startOtlpReceiver>>,
-  variant: string,
+  sink: Sink,
+  otlp: E2eContext["otlp"],
+  variant: Variant,
   round: number,
 ): Promise<Run> {
-  await fetch(`${sinkAdmin}/reset`, { method: "POST" });
+  await fetch(`${sink.admin}/reset`, { method: "POST" });
   const pids = stack.pids();
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
   const bytes0 = otlp.bytes();
@@ -171,95 +296,156 @@ async function runCampaign(
     contents: { en: { title: "Bench" } },
   });
   if (res.status !== 201) throw new Error(`send: ${res.text}`);
-  const deadline = Date.now() + 300_000;
+  const limitMs = Math.max(300_000, variant.devices * 2);
+  const pollMs = variant.devices > 200_000 ? 250 : 50;
   for (;;) {
-    if (Date.now() > deadline) {
+    if (Date.now() - t0 > limitMs) {
       const logs = stack.processes.map((p) => `[${p.name}] ${p.output.join("").slice(-1500)}`).join("\n");
-      throw new Error(`the ${variant} campaign did not complete in 300 s:\n${logs}`);
+      throw new Error(`the ${variant.name} campaign did not complete in ${limitMs / 1000} s:\n${logs}`);
     }
     const c = await api("GET", `/v1/campaigns/${res.body.id}`);
     if (c.body.status === "completed") {
-      if (c.body.stats.delivered !== DEVICES) throw new Error(`delivered ${c.body.stats.delivered} of ${DEVICES}`);
+      if (c.body.stats.delivered !== variant.devices) {
+        const logs = stack.processes.map((p) => `[${p.name}] ${p.output.join("").slice(-1500)}`).join("\n");
+        throw new Error(
+          `${variant.name}: delivered ${c.body.stats.delivered} of ${variant.devices}: ${c.text}\n${logs}`,
+        );
+      }
       break;
     }
-    if (c.body.status === "failed") throw new Error("the campaign failed");
-    await new Promise((r) => setTimeout(r, 50));
+    if (c.body.status === "failed") throw new Error(`the ${variant.name} campaign failed`);
+    await new Promise((r) => setTimeout(r, pollMs));
   }
   const seconds = (Date.now() - t0) / 1000;
   const peaks = rss.stop();
-  const sink = (await (await fetch(`${sinkAdmin}/count`)).json()) as { count: number; firstAt: number };
+  const counted = (await (await fetch(`${sink.admin}/count`)).json()) as SinkCount;
   // Let the batch span processors flush before the bytes are read.
-  if (variant.includes("100")) await new Promise((r) => setTimeout(r, 6_000));
+  if (variant.name.includes("100 %")) await new Promise((r) => setTimeout(r, 6_000));
   const cpu = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid) - cpu0[n]!]));
   const total = Object.values(cpu).reduce((a, b) => a + b, 0);
   return {
-    variant,
+    part: variant.part,
+    variant: variant.name,
     round,
+    devices: variant.devices,
     seconds,
-    perSecond: DEVICES / seconds,
-    firstDeliveryMs: sink.firstAt - t0,
+    perSecond: variant.devices / seconds,
+    firstDeliveryMs: counted.firstAt - t0,
+    p50Ms: counted.p50At - t0,
+    p99Ms: counted.p99At - t0,
+    duplicates: counted.count - variant.devices,
     cpuSeconds: cpu,
-    cpuPer10k: (total / DEVICES) * 10_000,
+    cpuPer10k: (total / variant.devices) * 10_000,
     peakRssMb: peaks,
     spanBytes: otlp.bytes() - bytes0,
   };
 }
 
-function report(runs: Run[]) {
-  const rows = VARIANTS.map((v) => {
+interface Row {
+  part: string;
+  variant: string;
+  devices: number;
+  perSecond: number;
+  seconds: number;
+  firstDeliveryMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  duplicates: number;
+  cpuPer10k: number;
+  spanKbPer10k: number;
+  peakRssMb: Record<string, number>;
+}
+
+const rss = (r: Row, names: readonly string[]) => names.map((n) => Math.round(r.peakRssMb[n] ?? 0));
+const totalRss = (r: Row) => Math.round(Object.values(r.peakRssMb).reduce((a, b) => a + b, 0));
+
+function report(chosen: Variant[], runs: Run[]) {
+  const rows: Row[] = chosen.map((v) => {
     const rs = runs.filter((r) => r.variant === v.name);
+    const processes = [...new Set(rs.flatMap((r) => Object.keys(r.peakRssMb)))];
     return {
+      part: v.part,
       variant: v.name,
+      devices: v.devices,
       perSecond: median(rs.map((r) => r.perSecond)),
-      cpuPer10k: median(rs.map((r) => r.cpuPer10k)),
+      seconds: median(rs.map((r) => r.seconds)),
       firstDeliveryMs: median(rs.map((r) => r.firstDeliveryMs)),
-      spanKbPer10k: median(rs.map((r) => (r.spanBytes / DEVICES) * 10)),
-      peakRssMb: Object.fromEntries(ROLES.map((role) => [role, Math.max(...rs.map((r) => r.peakRssMb[role] ?? 0))])),
+      p50Ms: median(rs.map((r) => r.p50Ms)),
+      p99Ms: median(rs.map((r) => r.p99Ms)),
+      duplicates: Math.max(...rs.map((r) => r.duplicates)),
+      cpuPer10k: median(rs.map((r) => r.cpuPer10k)),
+      spanKbPer10k: median(rs.map((r) => (r.spanBytes / v.devices) * 10)),
+      peakRssMb: Object.fromEntries(processes.map((p) => [p, Math.max(...rs.map((r) => r.peakRssMb[p] ?? 0))])),
     };
   });
-  const off = rows[0]!;
-  const unsampled = rows.find((r) => r.variant.includes("not sampled"));
-  const sampled = rows.find((r) => r.variant.includes("100"));
-  // At a ratio sampler a send is traced whole or not at all: 10 % costs 0.9 × unsampled + 0.1 × sampled.
-  const tenth =
-    unsampled && sampled
-      ? {
-          variant: "tracing on, 10 % sampled (0.9 × not sampled + 0.1 × 100 %)",
-          cpuPer10k: 0.9 * unsampled.cpuPer10k + 0.1 * sampled.cpuPer10k,
-          perSecond: 1 / (0.9 / unsampled.perSecond + 0.1 / sampled.perSecond),
-        }
-      : undefined;
   const lines = [
-    `## End to end: ${DEVICES.toLocaleString("en")} iOS devices, POST /v1/push/send → completed`,
+    "## End to end: POST /v1/push/send → completed",
     "",
-    `Built processes (gateway, credential, device-registry, campaign, sender-apns) on Node ${process.version}, ` +
-      `lean APNs sink in its own process, ${ROUNDS} interleaved round(s), medians. ${os.cpus().length} cores.`,
+    `Built processes (${ROLES.join(", ")}) on Node ${process.version}, a lean sink of all three push services ` +
+      `in its own process (bench/push-sink.ts), ${ROUNDS} interleaved round(s), medians, ${os.cpus().length} cores. ` +
+      "Latencies are from the POST to the sink's receipt of a notification: the first, the median and the 99th percentile. " +
+      "CPU is that of the Herald processes; peak RSS is the sum of the Herald processes' peaks (the sink excluded).",
     "",
-    "| variant | notifications/s | ratio to off | CPU s per 10k (Herald) | CPU ratio | first delivery ms | OTLP kB per 10k |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| part | audience | notifications/s | seconds | first delivery ms | p50 ms | p99 ms | CPU s per 10k | peak RSS MB | duplicates |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (r) =>
-        `| ${r.variant} | ${Math.round(r.perSecond)} | ${(r.perSecond / off.perSecond).toFixed(2)} | ${r.cpuPer10k.toFixed(2)} | ` +
-        `${(r.cpuPer10k / off.cpuPer10k).toFixed(2)} | ${Math.round(r.firstDeliveryMs)} | ${Math.round(r.spanKbPer10k)} |`,
+        `| ${r.part} | ${r.variant} | ${Math.round(r.perSecond)} | ${r.seconds.toFixed(1)} | ${Math.round(r.firstDeliveryMs)} | ` +
+        `${Math.round(r.p50Ms)} | ${Math.round(r.p99Ms)} | ${r.cpuPer10k.toFixed(2)} | ${totalRss(r)} | ${r.duplicates} |`,
     ),
-    ...(tenth
-      ? [
-          `| ${tenth.variant} | ${Math.round(tenth.perSecond)} | ${(tenth.perSecond / off.perSecond).toFixed(2)} | ` +
-            `${tenth.cpuPer10k.toFixed(2)} | ${(tenth.cpuPer10k / off.cpuPer10k).toFixed(2)} | | |`,
-        ]
-      : []),
+  ];
+  const processes = [...new Set(rows.flatMap((r) => Object.keys(r.peakRssMb)))];
+  lines.push(
     "",
     "Peak RSS per process (MB, max over rounds):",
     "",
-    `| variant | ${ROLES.join(" | ")} |`,
-    `|---|${ROLES.map(() => "---:").join("|")}|`,
-    ...rows.map((r) => `| ${r.variant} | ${ROLES.map((role) => Math.round(r.peakRssMb[role] ?? 0)).join(" | ")} |`),
-  ];
+    `| audience | ${processes.join(" | ")} |`,
+    `|---|${processes.map(() => "---:").join("|")}|`,
+    ...rows.map((r) => `| ${r.variant} | ${rss(r, processes).join(" | ")} |`),
+  );
+  const scale = rows.filter((r) => (r.part === "platforms" || r.part === "scale") && r.variant.startsWith("ios, "));
+  const small = scale.find((r) => r.devices === DEVICES);
+  const large = scale.find((r) => r.devices === LARGE);
+  if (small && large) {
+    lines.push(
+      "",
+      `Scale, iOS ${DEVICES.toLocaleString("en")} → ${LARGE.toLocaleString("en")}: ` +
+        `CPU per 10k × ${(large.cpuPer10k / small.cpuPer10k).toFixed(2)}, ` +
+        `campaign service peak RSS × ${((large.peakRssMb.campaign ?? 0) / (small.peakRssMb.campaign ?? 1)).toFixed(2)} ` +
+        "(targets ≤ 1.3), " +
+        `${LARGE.toLocaleString("en")} devices in ${large.seconds.toFixed(0)} s (target ≤ 120 s).`,
+    );
+  }
+  const two = rows.find((r) => r.part === "replicas");
+  if (small && two) {
+    lines.push(
+      "",
+      `Two sender-apns replicas vs one: × ${(two.perSecond / small.perSecond).toFixed(2)} notifications/s.`,
+    );
+  }
+  const off = rows.find((r) => r.variant.startsWith("tracing off"));
+  const unsampled = rows.find((r) => r.variant.includes("not sampled"));
+  const sampled = rows.find((r) => r.variant.includes("100 %"));
+  if (off && unsampled && sampled) {
+    // At a ratio sampler a send is traced whole or not at all: 10 % costs 0.9 × unsampled + 0.1 × sampled.
+    const tenthCpu = 0.9 * unsampled.cpuPer10k + 0.1 * sampled.cpuPer10k;
+    const tenthRate = 1 / (0.9 / unsampled.perSecond + 0.1 / sampled.perSecond);
+    lines.push(
+      "",
+      "Tracing (ratios to tracing off):",
+      "",
+      "| variant | notifications/s ratio | CPU ratio | OTLP kB per 10k |",
+      "|---|---:|---:|---:|",
+      ...[unsampled, sampled].map(
+        (r) =>
+          `| ${r.variant} | ${(r.perSecond / off.perSecond).toFixed(2)} | ${(r.cpuPer10k / off.cpuPer10k).toFixed(2)} | ` +
+          `${Math.round(r.spanKbPer10k)} |`,
+      ),
+      `| 10 % sampled (0.9 × not sampled + 0.1 × 100 %) | ${(tenthRate / off.perSecond).toFixed(2)} | ` +
+        `${(tenthCpu / off.cpuPer10k).toFixed(2)} | |`,
+    );
+  }
   const table = lines.join("\n");
   console.log(`\n${table}\n`);
-  writeResult(
-    `e2e-ios-tracing${QUICK ? "-quick" : ""}`,
-    { devices: DEVICES, rounds: ROUNDS, node: process.version, runs, rows, tenth },
-    table,
-  );
+  writeResult(`e2e${QUICK ? "-quick" : ""}`, { rounds: ROUNDS, node: process.version, runs, rows }, table);
 }

@@ -30,6 +30,8 @@ export async function startBuiltStack(opts: {
   providers: Record<string, string>;
   env: Record<string, string>;
   envFor?: Record<string, Record<string, string>>;
+  /** More than one replica of a role (senders only: they listen on nothing but an admin port). */
+  replicas?: Record<string, number>;
 }): Promise<BuiltStack> {
   const names = [
     "providerSim",
@@ -47,6 +49,14 @@ export async function startBuiltStack(opts: {
   ] as const;
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()]))) as HeraldPorts;
   const defs = heraldProcesses(ports, opts.providers).filter((p) => opts.roles.includes(p.name));
+  for (const [role, n] of Object.entries(opts.replicas ?? {})) {
+    const def = defs.find((d) => d.name === role);
+    if (!def?.name.startsWith("sender-")) throw new Error(`replicas: ${role} is not a sender of this stack`);
+    for (let i = 2; i <= n; i++) {
+      const admin = await freePort();
+      defs.push({ ...def, name: `${role}#${i}`, health: admin, env: { ...def.env, ADMIN_PORT: String(admin) } });
+    }
+  }
   const processes: BuiltProcess[] = [];
   const stop = async () => {
     await Promise.all(
@@ -72,11 +82,11 @@ export async function startBuiltStack(opts: {
             env: {
               PATH: process.env.PATH ?? "",
               NODE_ENV: "production",
-              // Profiling: BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench …
-              ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
               ...opts.env,
               ...d.env,
               ...opts.envFor?.[d.name],
+              // Profiling: BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench …
+              NODE_OPTIONS: [d.env.NODE_OPTIONS, process.env.BENCH_NODE_OPTIONS].filter(Boolean).join(" "),
             },
             stdio: ["ignore", "pipe", "pipe"],
           });

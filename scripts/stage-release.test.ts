@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { HERALD_NODE_OPTIONS } from "./processes.mjs";
 import { ENTRY_WORKSPACE, productionWorkspaces } from "./stage-release.mjs";
 
 // The image cannot be built here (no Docker engine), so what can be checked without one
@@ -30,6 +31,8 @@ describe("deploy/Dockerfile", () => {
     const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
     expect(runtime).toMatch(/^\s*USER 10001:10001$/m);
     expect(runtime).toMatch(/^ENV NODE_ENV=production$/m);
+    // The same Node options as dev mode, the tests and the benchmarks run with.
+    expect(runtime).toContain(`ENV NODE_OPTIONS=${HERALD_NODE_OPTIONS}\n`);
     expect(runtime).toContain('ENTRYPOINT ["node", "/app/packages/cli/dist/main.js"]');
     expect(runtime).toMatch(/rm -rf \/usr\/local\/lib\/node_modules\/npm/);
     expect(runtime).toContain("COPY --from=build --chown=root:root /app /app");

@@ -11,7 +11,7 @@ import { registerRequest, type RegisterBody } from "./devices.js";
 /** Devices per ImportDevices call (the registry's maximum). */
 const BATCH = 1_000;
 /** ImportDevices calls in flight per import: reading goes on while the registry writes. */
-const IN_FLIGHT = 2;
+const IN_FLIGHT = 4;
 /** A register body is a few hundred bytes; a web subscription a little more. */
 const MAX_LINE_BYTES = 16 * 1024;
 const MAX_REJECTIONS_SHOWN = 100;

@@ -1,10 +1,5 @@
 import { createRequire, register } from "node:module";
 import type { Span } from "@opentelemetry/api";
-import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { IORedisInstrumentation } from "@opentelemetry/instrumentation-ioredis";
-import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import { NodeSDK } from "@opentelemetry/sdk-node";
 
 export interface Telemetry {
   /** True when spans are exported. */
@@ -62,8 +57,23 @@ function keepOriginOnly(span: Span): void {
  *
  * Metrics stay with Prometheus (/metrics) and logs with stdout: only traces are exported.
  */
-export function startTelemetry(role: string, env: NodeJS.ProcessEnv = process.env): Telemetry {
+export async function startTelemetry(role: string, env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
   if (!tracingRequested(env)) return { enabled: false, shutdown: async () => undefined };
+  // Loaded only when tracing is on: the SDK and its instrumentations are tens of MB of
+  // memory that a process without an endpoint should not carry.
+  const [
+    { HttpInstrumentation },
+    { IORedisInstrumentation },
+    { PgInstrumentation },
+    { resourceFromAttributes },
+    { NodeSDK },
+  ] = await Promise.all([
+    import("@opentelemetry/instrumentation-http"),
+    import("@opentelemetry/instrumentation-ioredis"),
+    import("@opentelemetry/instrumentation-pg"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/sdk-node"),
+  ]);
   env.OTEL_SERVICE_NAME ||= `herald-${role}`;
   env.OTEL_METRICS_EXPORTER ||= "none";
   env.OTEL_LOGS_EXPORTER ||= "none";
