@@ -172,9 +172,10 @@ export class BatchProcessor<C> {
       },
     });
     try {
-      result = await context.with(trace.setSpan(context.active(), span), () =>
-        this.deps.provider.send(target, sendCtx),
-      );
+      // Without tracing the span records nothing: no context switch per notification.
+      result = span.isRecording()
+        ? await context.with(trace.setSpan(context.active(), span), () => this.deps.provider.send(target, sendCtx))
+        : await this.deps.provider.send(target, sendCtx);
     } catch (err) {
       signal.throwIfAborted();
       // Network trouble (reset, timeout, refused): transient by nature.

@@ -1,7 +1,12 @@
-/** A counting semaphore: at most `size` holders at once, waiters served in order. */
+/**
+ * A counting semaphore: at most `size` holders at once, waiters served in order. The
+ * queue is an array read from a moving head (thousands of sends wait at once: shifting
+ * the array would move all of them on every release).
+ */
 export class Limiter {
   private active = 0;
-  private readonly waiters: (() => void)[] = [];
+  private waiters: (() => void)[] = [];
+  private head = 0;
 
   constructor(readonly size: number) {
     if (size < 1) throw new Error("limiter size must be at least 1");
@@ -20,9 +25,18 @@ export class Limiter {
   }
 
   release(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.active--;
+    if (this.head < this.waiters.length) {
+      const next = this.waiters[this.head]!;
+      this.waiters[this.head++] = undefined as unknown as () => void;
+      if (this.head === this.waiters.length) {
+        this.waiters = [];
+        this.head = 0;
+      } else if (this.head >= 1024 && this.head * 2 >= this.waiters.length) {
+        this.waiters = this.waiters.slice(this.head);
+        this.head = 0;
+      }
+      next();
+    } else this.active--;
   }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {

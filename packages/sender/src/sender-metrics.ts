@@ -9,6 +9,19 @@ export function statusClass(status: number | undefined): string {
   return status === undefined ? "network" : `${Math.floor(status / 100)}xx`;
 }
 
+/** A function of one bounded string argument, computed once per argument. */
+function memo<T>(fn: (key: string) => T): (key: string) => T {
+  const cache = new Map<string, T>();
+  return (key) => {
+    let value = cache.get(key);
+    if (value === undefined) {
+      value = fn(key);
+      cache.set(key, value);
+    }
+    return value;
+  };
+}
+
 /** What a sender reports to Prometheus. Labels are bounded: platform, provider, result, status class. */
 export function senderMetrics(registry: Registry, platform: keyof typeof PROVIDER) {
   const provider = PROVIDER[platform];
@@ -39,13 +52,17 @@ export function senderMetrics(registry: Registry, platform: keyof typeof PROVIDE
     registers: [registry],
   });
   for (const outcome of ["delivered", "bounced", "failed", "throttled"]) deliveries.inc({ platform, outcome }, 0);
+  // Once per notification each: the labelled children are looked up once, not hashed per call.
+  const attemptsBy = memo((result: string) => attempts.labels({ platform, result }));
+  const latencyBy = memo((status: string) => latency.labels({ provider, status }));
+  const deliveriesBy = memo((outcome: string) => deliveries.labels({ platform, outcome }));
   return {
     onResult(result: SendResult, ms: number, status: number | undefined) {
-      attempts.inc({ platform, result: result.kind === "retry" && result.throttled ? "throttled" : result.kind });
-      latency.observe({ provider, status: statusClass(status) }, ms / 1000);
+      attemptsBy(result.kind === "retry" && result.throttled ? "throttled" : result.kind).inc();
+      latencyBy(statusClass(status)).observe(ms / 1000);
     },
     onOutcome(outcome: "delivered" | "bounced" | "failed" | "throttled") {
-      deliveries.inc({ platform, outcome });
+      deliveriesBy(outcome).inc();
     },
     onBatch(ms: number) {
       batches.observe({ platform }, ms / 1000);
