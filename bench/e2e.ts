@@ -8,13 +8,14 @@ import type { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { freePort, restClient } from "../test/support/stack.js";
 import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
+import { runPeerChild } from "./peer-child.js";
 import { cpuSeconds, peakRss } from "./proc-stats.js";
 
 // End to end: campaigns from `POST /v1/push/send` to `completed`, delivered to a lean
 // sink of all three push services in its own process (bench/push-sink.ts). Parts:
 // - platforms: iOS, Android, web and mixed audiences of --devices (100,000; 5,000 quick);
-// - scale: iOS at --devices vs --large (1,000,000; skipped quick): cost per notification
-//   and peak RSS should stay flat;
+// - scale: iOS at --devices vs --large (1,000,000; skipped quick; --large-rounds, default 1):
+//   cost per notification and peak RSS should stay flat;
 // - replicas: iOS with one vs two sender-apns replicas;
 // - tracing: iOS at --tracing-devices (50,000) with tracing off, on but not sampled, and
 //   every span exported.
@@ -22,6 +23,7 @@ import { cpuSeconds, peakRss } from "./proc-stats.js";
 
 const DEVICES = option("devices", QUICK ? 5_000 : 100_000);
 const LARGE = option("large", QUICK ? 0 : 1_000_000);
+const LARGE_ROUNDS = option("large-rounds", 1);
 const TRACING_DEVICES = option("tracing-devices", QUICK ? 5_000 : 50_000);
 const PARTS = text("parts", "platforms,scale,replicas,tracing").split(",");
 const ONLY = text("only", "");
@@ -52,6 +54,8 @@ interface Variant {
   devices: number;
   env?: (otlp: string) => Record<string, string>;
   replicas?: Record<string, number>;
+  /** Not Herald: @parse/node-apn sending the same number of notifications straight to the sink. */
+  peer?: boolean;
 }
 
 interface Run {
@@ -91,6 +95,13 @@ function variants(): Variant[] {
     for (const mix of ["ios", "android", "web", "mixed"] as const) {
       all.push({ part: "platforms", name: `${mix}, ${DEVICES.toLocaleString("en")}`, mix, devices: DEVICES });
     }
+    all.push({
+      part: "platforms",
+      name: `@parse/node-apn direct, ios ${DEVICES.toLocaleString("en")}`,
+      mix: "ios",
+      devices: DEVICES,
+      peer: true,
+    });
   }
   if (PARTS.includes("scale") && LARGE > 0) {
     if (!PARTS.includes("platforms")) {
@@ -241,6 +252,14 @@ export async function e2e(ctx: E2eContext): Promise<void> {
       // Interleaved: each round starts with the next variant.
       const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
       for (const variant of order) {
+        // A 1,000,000-device round takes minutes: one unless --large-rounds asks for more.
+        if (variant.devices === LARGE && round >= LARGE_ROUNDS) continue;
+        if (variant.peer) {
+          const run = await nodeApnDirect(sink, variant, round, ctx.env.NODE_EXTRA_CA_CERTS ?? "");
+          runs.push(run);
+          console.log(`  round ${round + 1} ${variant.name.padEnd(42)} ${Math.round(run.perSecond)}/s`);
+          continue;
+        }
         const stack = await startBuiltStack({
           releaseDir: ctx.releaseDir,
           roles: [...ROLES],
@@ -273,6 +292,56 @@ export async function e2e(ctx: E2eContext): Promise<void> {
   } finally {
     sink.child.kill("SIGTERM");
   }
+}
+
+/**
+ * The peer of the iOS row: node-apn (bench/peer-apns.ts, its own process) sending as many
+ * notifications straight to the same sink, 256 in flight (SENDER_MAX_IN_FLIGHT's default).
+ */
+async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: string): Promise<Run> {
+  await fetch(`${sink.admin}/reset`, { method: "POST" });
+  const key = makeApnsKey();
+  let t0 = 0;
+  const done = await runPeerChild(
+    "bench/peer-apns.ts",
+    {
+      host: "127.0.0.1",
+      port: sink.port,
+      p8: key.p8,
+      keyId: key.keyId,
+      teamId: key.teamId,
+      topic: "com.example.bench.peer",
+      token: randomBytes(32).toString("hex"),
+      title: "Bench",
+      body: "",
+      n: variant.devices,
+      concurrency: 256,
+    },
+    { NODE_EXTRA_CA_CERTS: ca },
+    "node-apn",
+    () => {
+      t0 = Date.now();
+    },
+  );
+  if (done.ok !== variant.devices)
+    throw new Error(`node-apn sent ${done.ok} of ${variant.devices}: ${done.firstError}`);
+  const counted = (await (await fetch(`${sink.admin}/count`)).json()) as SinkCount;
+  return {
+    part: variant.part,
+    variant: variant.name,
+    round,
+    devices: variant.devices,
+    seconds: done.seconds,
+    perSecond: variant.devices / done.seconds,
+    firstDeliveryMs: counted.firstAt - t0,
+    p50Ms: counted.p50At - t0,
+    p99Ms: counted.p99At - t0,
+    duplicates: counted.count - variant.devices,
+    cpuSeconds: { "node-apn": done.cpuSeconds },
+    cpuPer10k: (done.cpuSeconds / variant.devices) * 10_000,
+    peakRssMb: done.rss,
+    spanBytes: 0,
+  };
 }
 
 async function runCampaign(
@@ -414,6 +483,16 @@ function report(chosen: Variant[], runs: Run[]) {
         `campaign service peak RSS × ${((large.peakRssMb.campaign ?? 0) / (small.peakRssMb.campaign ?? 1)).toFixed(2)} ` +
         "(targets ≤ 1.3), " +
         `${LARGE.toLocaleString("en")} devices in ${large.seconds.toFixed(0)} s (target ≤ 120 s).`,
+    );
+  }
+  const peer = rows.find((r) => r.variant.startsWith("@parse/node-apn"));
+  const iosRow = rows.find((r) => r.part === "platforms" && r.variant.startsWith("ios, "));
+  if (peer && iosRow) {
+    lines.push(
+      "",
+      `Herald end to end (iOS, ${DEVICES.toLocaleString("en")}) ÷ @parse/node-apn sending directly: ` +
+        `× ${(iosRow.perSecond / peer.perSecond).toFixed(2)} notifications/s (target ≥ 1.0), ` +
+        `CPU per 10k × ${(iosRow.cpuPer10k / peer.cpuPer10k).toFixed(2)}.`,
     );
   }
   const two = rows.find((r) => r.part === "replicas");

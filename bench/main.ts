@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { stageRelease } from "../scripts/stage-release.mjs";
@@ -8,20 +9,27 @@ import { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { freshDatabase, QUICK, ROUNDS, root, text } from "./common.js";
 import { e2e } from "./e2e.js";
 import { ingest } from "./ingest.js";
+import { senders } from "./senders.js";
 
-// `npm run bench [-- --quick] [--scenario e2e|ingest] [--devices N] [--rounds R] [--only S]`
+// `npm run bench [-- --quick] [--scenario e2e|ingest|senders] [--rounds R]` plus each scenario's own options
 //
 // On the built processes (what the image runs), sides interleaved round by round, each
 // figure the median of the rounds. Results: bench/results/<date>-<name>.{json,md}.
-// Scenarios: bench/e2e.ts (campaigns end to end), bench/ingest.ts (registrations, import).
+// Scenarios: bench/e2e.ts (campaigns end to end, and node-apn sending directly),
+// bench/ingest.ts (registrations, import), bench/senders.ts (each sender alone vs its peer
+// library and a raw node:http2 client on nghttpd).
 
-/** --scenario e2e | ingest (default: all). */
+/** --scenario e2e | ingest | senders (default: all). */
 const SCENARIO = text("scenario", "all");
 const runs = (name: string) => SCENARIO === "all" || SCENARIO === name;
 
 async function main() {
   console.log(`bench: ${QUICK ? "quick, " : ""}${ROUNDS} round(s), Node ${process.version}, ${os.cpus().length} cores`);
-  const releaseDir = stageRelease(path.join(root, ".herald/bench-release"), { build: true, preferOffline: true });
+  // Per run: two benchmarks at once (say, of two worktrees' helpers) must not share one.
+  const releaseDir = stageRelease(path.join(root, `.herald/bench-release-${process.pid}`), {
+    build: true,
+    preferOffline: true,
+  });
   const id = `bench_${Date.now().toString(36)}`;
   const databaseUrl = await freshDatabase("herald_bench");
   const otlp = await startOtlpReceiver(0, { countOnly: true });
@@ -41,8 +49,10 @@ async function main() {
   try {
     if (runs("e2e")) await e2e({ releaseDir, env, apiKey, databaseUrl, otlp });
     if (runs("ingest")) await ingest({ releaseDir, env, apiKey, databaseUrl });
+    if (runs("senders")) await senders({ releaseDir, env, apiKey, databaseUrl });
   } finally {
     await otlp.close();
+    rmSync(releaseDir, { recursive: true, force: true });
   }
 }
 

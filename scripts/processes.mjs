@@ -45,8 +45,8 @@ export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"
 /**
  * Node options of every Herald process, here and in the image (deploy/Dockerfile sets the
  * same NODE_OPTIONS; a test keeps them equal). A young generation of 4 MB semi-spaces
- * instead of V8's default 16 MB: about 40 to 110 MB less resident memory per process
- * under load for no measurable throughput (bench/results, docs/operations.md).
+ * instead of V8's default 16 MB: 20 to 110 MB less resident memory per process under
+ * load, for somewhat more GC in the senders (docs/operations.md has the trade-off).
  */
 export const HERALD_NODE_OPTIONS = "--max-semi-space-size=4";
 
