@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { aptInstall, which } from "../scripts/debian-packages.mjs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import net from "node:net";
 import os from "node:os";
@@ -15,18 +16,6 @@ import { freePort } from "../test/support/stack.js";
 /** Binary → the Debian package that holds it. */
 const TOOLS: Record<string, string> = { nghttpd: "nghttp2-server", h2load: "nghttp2-client", nghttpx: "nghttp2-proxy" };
 
-function which(bin: string): string | undefined {
-  // /usr/sbin: nghttpd and nghttpx live there, and a non-root PATH may not have it.
-  for (const dir of [...(process.env.PATH ?? "").split(path.delimiter), "/usr/sbin", "/usr/bin"]) {
-    const file = path.join(dir || ".", bin);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return file;
-    } catch {}
-  }
-  return undefined;
-}
-
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(cmd, args, { env, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
@@ -36,8 +25,8 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 /**
- * nghttpd, nghttpx and h2load, installed with apt-get when missing (as scripts/helm-render.mjs
- * installs its Debian packages: through sudo when not root). Resolves to each binary's path.
+ * nghttpd, nghttpx and h2load, installed with apt-get when missing
+ * (scripts/debian-packages.mjs). Resolves to each binary's path.
  */
 export async function ensureNghttp(): Promise<Record<string, string>> {
   const missing = Object.entries(TOOLS)
@@ -45,12 +34,7 @@ export async function ensureNghttp(): Promise<Record<string, string>> {
     .map(([, pkg]) => pkg);
   if (missing.length > 0) {
     console.log(`  installing ${missing.join(" ")} with apt-get…`);
-    // sudo resets the environment, hence the assignment as its argument.
-    const [cmd, ...pre] =
-      process.getuid?.() !== 0 && which("sudo") ? ["sudo", "DEBIAN_FRONTEND=noninteractive", "apt-get"] : ["apt-get"];
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    await run(cmd!, [...pre, "update", "-qq"], env);
-    await run(cmd!, [...pre, "install", "-y", "-qq", ...missing], env);
+    aptInstall(missing);
   }
   const bins = Object.fromEntries(Object.keys(TOOLS).map((bin) => [bin, which(bin)]));
   const still = Object.entries(bins).filter(([, file]) => !file);

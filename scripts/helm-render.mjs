@@ -3,7 +3,8 @@
 // built from Debian's Go packages because no helm binary can be installed here.
 // As a CLI: node scripts/helm-render.mjs [--install] [--lint] [NAME] CHART [helm template flags]
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { aptInstall, which } from "./debian-packages.mjs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -31,17 +32,6 @@ const GO_SOURCES = [
 ];
 const INSTALL_HINT = `apt-get update && apt-get install -y ${APT_PACKAGES.join(" ")}`;
 
-function which(bin) {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    const file = path.join(dir || ".", bin);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return file;
-    } catch {}
-  }
-  return undefined;
-}
-
 /** Runs a command; resolves { code, stdout, stderr } (never rejects on a non-zero exit). */
 function run(cmd, args, options = {}) {
   return new Promise((resolve, reject) => {
@@ -63,19 +53,6 @@ async function mustRun(cmd, args, options) {
 
 const findGo = () => which("go") ?? (existsSync("/usr/lib/go/bin/go") ? "/usr/lib/go/bin/go" : undefined);
 const haveSources = () => GO_SOURCES.every((p) => existsSync(path.join(GOPATH, "src", p)));
-
-let aptUpdated = false;
-async function aptInstall() {
-  // sudo resets the environment, hence the assignment as its argument.
-  const [cmd, ...pre] =
-    process.getuid?.() !== 0 && which("sudo") ? ["sudo", "DEBIAN_FRONTEND=noninteractive", "apt-get"] : ["apt-get"];
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  if (!aptUpdated) {
-    await mustRun(cmd, [...pre, "update", "-qq"], { env });
-    aptUpdated = true;
-  }
-  await mustRun(cmd, [...pre, "install", "-y", "-qq", ...APT_PACKAGES], { env });
-}
 
 function newestSource() {
   return Math.max(
@@ -110,7 +87,7 @@ async function buildRenderer(install) {
         `helm-render needs Go and Debian's Go sources: run \`${INSTALL_HINT}\` (or set HERALD_INSTALL_TOOLS=1)`,
       );
     }
-    await aptInstall();
+    aptInstall(APT_PACKAGES);
   }
   const go = findGo();
   if (!go) throw new Error(`go is still missing after installing: run \`${INSTALL_HINT}\``);

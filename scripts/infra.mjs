@@ -4,6 +4,7 @@
 // installed with apt-get first. Otherwise a one-line instruction says what to do.
 // No npm dependencies: it runs before `npm install` in dev mode.
 import { execFileSync, spawn } from "node:child_process";
+import { aptInstall } from "./debian-packages.mjs";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import net from "node:net";
 import { pathToFileURL } from "node:url";
@@ -95,7 +96,6 @@ async function waitFor(svc, seconds = 30) {
 
 export async function ensureInfra({ install = false, quiet = false } = {}) {
   const problems = [];
-  let aptUpdated = false;
   for (const svc of services) {
     if (await reachable(svc.url, svc.defaultPort)) continue;
     const host = new URL(svc.url).hostname;
@@ -110,14 +110,7 @@ export async function ensureInfra({ install = false, quiet = false } = {}) {
         );
         continue;
       }
-      if (!aptUpdated) {
-        run("apt-get", ["update", "-qq"]);
-        aptUpdated = true;
-      }
-      execFileSync("apt-get", ["install", "-y", "-qq", ...svc.apt], {
-        stdio: ["ignore", "ignore", "inherit"],
-        env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      });
+      aptInstall(svc.apt);
     }
     if (!quiet) console.log(`starting ${svc.name}…`);
     try {
