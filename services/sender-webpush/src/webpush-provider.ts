@@ -10,7 +10,7 @@ import {
   type SendContext,
   type SendResult,
 } from "@herald/sender";
-import { encrypt, PayloadTooLargeError } from "./ece.js";
+import { encrypt, InvalidSubscriberKeyError, PayloadTooLargeError } from "./ece.js";
 import type { PushTransport, PushResponse } from "./push-transport.js";
 import type { VapidKeys, VapidSigner } from "./vapid.js";
 
@@ -61,9 +61,10 @@ export class WebPushProvider implements Provider<VapidKeys> {
     );
     let body: Buffer;
     try {
-      body = encrypt(plaintext, { publicKey: sub.p256dh, authSecret: sub.auth });
+      body = await encrypt(plaintext, { publicKey: sub.p256dh, authSecret: sub.auth });
     } catch (err) {
       if (err instanceof PayloadTooLargeError) return { kind: "failed", reason: "PayloadTooLarge" };
+      if (err instanceof InvalidSubscriberKeyError) return { kind: "failed", reason: "InvalidSubscription" };
       throw err;
     }
     const headers: Record<string, string> = {
