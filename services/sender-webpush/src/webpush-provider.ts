@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
-import type { DeliveryBatch, DeliveryTarget } from "@herald/proto/delivery";
+import type { DeliveryBatch, DeliveryTarget, RenderedPayload } from "@herald/proto/delivery";
 import { checkEndpointUrl, type EndpointPolicy } from "@herald/runtime";
 import {
   CredentialsError,
@@ -26,7 +26,8 @@ interface Subscription {
 /** Web Push (RFC 8030) with RFC 8291 encryption and VAPID (RFC 8292). */
 export class WebPushProvider implements Provider<VapidKeys> {
   readonly platform = "web" as const;
-  private readonly dataCache = new WeakMap<DeliveryBatch, unknown>();
+  /** The plaintext of each (batch, language): the same for every device, built once. */
+  private readonly plaintexts = new WeakMap<DeliveryBatch, Map<number, Buffer>>();
 
   constructor(
     private readonly transport: PushTransport,
@@ -51,14 +52,7 @@ export class WebPushProvider implements Provider<VapidKeys> {
     if (!allowed.ok) return { kind: "failed", reason: `EndpointRefused: ${allowed.reason}` };
 
     const { batch, payload } = ctx;
-    const plaintext = Buffer.from(
-      JSON.stringify({
-        title: payload.title,
-        body: payload.body,
-        data: this.data(batch),
-        ...(batch.imageUrl ? { image: batch.imageUrl } : {}),
-      }),
-    );
+    const plaintext = this.plaintext(batch, payload);
     let body: Buffer;
     try {
       body = await encrypt(plaintext, { publicKey: sub.p256dh, authSecret: sub.auth });
@@ -97,14 +91,25 @@ export class WebPushProvider implements Provider<VapidKeys> {
     return this.transport.close();
   }
 
-  private data(batch: DeliveryBatch): unknown {
-    if (!batch.dataJson) return {};
-    let parsed = this.dataCache.get(batch);
-    if (parsed === undefined) {
-      parsed = JSON.parse(batch.dataJson);
-      this.dataCache.set(batch, parsed);
+  private plaintext(batch: DeliveryBatch, payload: RenderedPayload): Buffer {
+    let perBatch = this.plaintexts.get(batch);
+    if (!perBatch) {
+      perBatch = new Map();
+      this.plaintexts.set(batch, perBatch);
     }
-    return parsed;
+    let text = perBatch.get(payload.index);
+    if (!text) {
+      text = Buffer.from(
+        JSON.stringify({
+          title: payload.title,
+          body: payload.body,
+          data: batch.dataJson ? JSON.parse(batch.dataJson) : {},
+          ...(batch.imageUrl ? { image: batch.imageUrl } : {}),
+        }),
+      );
+      perBatch.set(payload.index, text);
+    }
+    return text;
   }
 }
 
