@@ -80,7 +80,7 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
   async registerDevices(req: RegisterDevicesRequest) {
     if (req.devices.length > MAX_IMPORT)
       throw invalidArgument(`at most ${MAX_IMPORT} devices per RegisterDevices call`);
-    const checked = await Promise.all(req.devices.map((d) => this.check(() => requireAppId(d.appId), d)));
+    const checked = await Promise.all(req.devices.map((d) => this.check(d.appId, d)));
     const valid = checked.flatMap((c) => (c.registration ? [c.registration] : []));
     const written = await this.deps.store.registerMany(valid);
     let next = 0;
@@ -97,9 +97,9 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
   }
 
   /** A registration validated as RegisterDevice validates it, or why it is invalid. */
-  private async check(appId: () => string, req: RegisterDeviceRequest): Promise<Checked> {
+  private async check(appId: string, req: RegisterDeviceRequest): Promise<Checked> {
     try {
-      return { registration: await registration(appId(), req, this.deps.endpointPolicy) };
+      return { registration: await registration(requireAppId(appId), req, this.deps.endpointPolicy) };
     } catch (err) {
       if (err instanceof ConnectError && err.code === Code.InvalidArgument) return { reason: err.rawMessage };
       throw err;
@@ -115,7 +115,7 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
       req.devices.map((d) =>
         d.appId !== "" && d.appId.toLowerCase() !== appId
           ? ({ reason: "app_id differs from the app being imported into" } as Checked)
-          : this.check(() => appId, d),
+          : this.check(appId, d),
       ),
     );
     // One write per token: a later line with the same token wins, the earlier counts as updated by it.
