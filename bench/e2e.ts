@@ -3,7 +3,7 @@ import { createECDH, createHash, randomBytes } from "node:crypto";
 import os from "node:os";
 import pg from "pg";
 import { SOURCE_NODE_ARGS } from "../scripts/processes.mjs";
-import { makeApnsKey, makeServiceAccount } from "../test/support/credential-fixtures.js";
+import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "../test/support/credential-fixtures.js";
 import type { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { freePort, restClient } from "../test/support/stack.js";
 import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
@@ -216,15 +216,7 @@ async function createApp(api: ReturnType<typeof restClient>, mix: Mix, devices: 
     if (res.status !== 200) throw new Error(`platform config: ${res.text}`);
   };
   if (mix === "ios" || mix === "mixed") {
-    const key = makeApnsKey();
-    await configure({
-      platform: "ios",
-      apns_p8_key: key.p8,
-      apns_key_id: key.keyId,
-      apns_team_id: key.teamId,
-      apns_topic: bundle,
-      apns_environment: "production",
-    });
+    await configure(apnsPlatformConfig(makeApnsKey(), bundle, "production"));
   }
   if (mix === "android" || mix === "mixed") {
     const account = makeServiceAccount({ tokenUri: "https://oauth2.googleapis.com/token" });

@@ -1,4 +1,4 @@
-import { createECDH, createPrivateKey, randomBytes, randomUUID, sign } from "node:crypto";
+import { createECDH, createPrivateKey, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,6 +20,7 @@ import webpush from "web-push";
 import { HERALD_NODE_OPTIONS } from "../scripts/processes.mjs";
 import { ensureSimulatorCa } from "../scripts/trust.mjs";
 import { buildNotification } from "../services/sender-apns/src/apns-payload.js";
+import { signProviderToken } from "../services/sender-apns/src/provider-token.js";
 import { fcmMessage, sendBody } from "../services/sender-fcm/src/fcm-message.js";
 import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../test/support/credential-fixtures.js";
 import { freePort } from "../test/support/stack.js";
@@ -116,14 +117,6 @@ interface RawRequest {
   body: Buffer;
 }
 
-/** An APNs provider token as Apple wants it: ES256, kid = key id, iss = team id. */
-function apnsJwt(key: Fixtures["apns"]["key"]): string {
-  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
-  const input = `${b64({ alg: "ES256", kid: key.keyId })}.${b64({ iss: key.teamId, iat: Math.floor(Date.now() / 1000) })}`;
-  const signature = sign("sha256", Buffer.from(input), { key: createPrivateKey(key.p8), dsaEncoding: "ieee-p1363" });
-  return `${input}.${signature.toString("base64url")}`;
-}
-
 function deliveryBatch(
   campaignId: string,
   appId: string,
@@ -146,7 +139,7 @@ function deliveryBatch(
 }
 
 /** What the Herald sender of each provider sends, built with the sender's own code. */
-function rawRequests(sink: Sink, f: Fixtures): Record<Provider, RawRequest> {
+async function rawRequests(sink: Sink, f: Fixtures): Promise<Record<Provider, RawRequest>> {
   const batch = deliveryBatch("raw", "raw", Platform.IOS, 0, []);
   const payload = batch.payloads[0]!;
   const apns = buildNotification(batch, payload, {}, f.apns.topic, { sound: "default" });
@@ -158,11 +151,21 @@ function rawRequests(sink: Sink, f: Fixtures): Record<Provider, RawRequest> {
     contentEncoding: "aes128gcm",
   });
   const endpoint = new URL(f.web.subscription.endpoint);
+  // The APNs provider token exactly as sender-apns signs it.
+  const apnsJwt = signProviderToken(
+    {
+      teamId: f.apns.key.teamId,
+      keyId: f.apns.key.keyId,
+      privateKey: createPrivateKey(f.apns.key.p8),
+      fingerprint: "",
+    },
+    Math.floor(Date.now() / 1000),
+  );
   return {
     apns: {
       origin: sink.h2Url,
       path: `/3/device/${f.apns.token}`,
-      headers: { ...apns.notification.headers, authorization: `bearer ${apnsJwt(f.apns.key)}` },
+      headers: { ...apns.notification.headers, authorization: `bearer ${await apnsJwt}` },
       body: apns.notification.body,
     },
     fcm: {
@@ -235,7 +238,7 @@ export async function senders(ctx: SendersContext): Promise<void> {
   const nc = await connect({ servers: env.NATS_URL!.split(",") });
   const js = jetstream(nc);
   const names = streamNames(namespace);
-  const raw = rawRequests(sink, f);
+  const raw = await rawRequests(sink, f);
   const apps: Partial<Record<Provider, string>> = {};
   const runs: Run[] = [];
   try {

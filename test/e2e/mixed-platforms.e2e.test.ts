@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { SimAdminClient, type Delivery } from "@herald/provider-sim/admin-client";
-import { makeApnsKey, makeServiceAccount } from "../support/credential-fixtures.js";
+import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "../support/credential-fixtures.js";
 import { bulkKey, expectConsistentStats, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
@@ -89,14 +89,7 @@ describe("a campaign to iOS, Android and web at once", () => {
       client_email: sa.clientEmail,
       private_key: sa.privateKeyPem,
     });
-    await configure(appId, {
-      platform: "ios",
-      apns_p8_key: apns.p8,
-      apns_key_id: apns.keyId,
-      apns_team_id: apns.teamId,
-      apns_topic: bundle,
-      apns_environment: "production",
-    });
+    await configure(appId, apnsPlatformConfig(apns, bundle, "production"));
     await configure(appId, { platform: "android", fcm_service_account: JSON.parse(sa.json) });
     const web = await configure(appId, { platform: "web", vapid_subject: "mailto:ops@example.com" });
 
@@ -168,13 +161,7 @@ describe("a campaign to iOS, Android and web at once", () => {
       private_key: sa.privateKeyPem,
     });
     await sim.revokeFcmServiceAccount(sa.clientEmail);
-    await configure(appId, {
-      platform: "ios",
-      apns_p8_key: forged.p8,
-      apns_key_id: forged.keyId,
-      apns_team_id: forged.teamId,
-      apns_topic: bundle,
-    });
+    await configure(appId, apnsPlatformConfig(forged, bundle));
     await configure(appId, { platform: "android", fcm_service_account: sa.json });
     const ios = (await sim.createApnsDevices(bundle, 5)).map(
       (t): Registered => ({ platform: "ios", target: t, language: "en" }),
@@ -199,13 +186,7 @@ describe("a campaign to iOS, Android and web at once", () => {
     const appId = await newApp(bundle);
     const apns = makeApnsKey();
     await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
-    await configure(appId, {
-      platform: "ios",
-      apns_p8_key: apns.p8,
-      apns_key_id: apns.keyId,
-      apns_team_id: apns.teamId,
-      apns_topic: bundle,
-    });
+    await configure(appId, apnsPlatformConfig(apns, bundle));
     const tokens = await sim.createApnsDevices(bundle, 1000);
     await register(
       appId,

@@ -24,6 +24,22 @@ export function makeApnsKey(): { p8: string; keyId: string; teamId: string } {
   };
 }
 
+/** The `POST /v1/apps/{id}/platform-config` body that stores an APNs key for a topic. */
+export function apnsPlatformConfig(
+  key: { p8: string; keyId: string; teamId: string },
+  topic: string,
+  environment?: "production" | "sandbox",
+): Record<string, unknown> {
+  return {
+    platform: "ios",
+    apns_p8_key: key.p8,
+    apns_key_id: key.keyId,
+    apns_team_id: key.teamId,
+    apns_topic: topic,
+    ...(environment ? { apns_environment: environment } : {}),
+  };
+}
+
 /** A Google service-account key file, shaped like the one the Cloud console downloads. */
 export function makeServiceAccount(opts: { tokenUri?: string; projectId?: string } = {}): {
   json: string;

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import type { CreatedSubscription, SimAdminClient } from "@herald/provider-sim/admin-client";
-import { makeApnsKey, makeServiceAccount } from "./credential-fixtures.js";
+import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "./credential-fixtures.js";
 import { bulkKey, mapLimit, type Rest } from "./herald-client.js";
 import { restClient } from "./stack.js";
 
@@ -49,14 +49,7 @@ export async function createMixedApp(opts: {
     expect(res.status, res.text).toBe(200);
     return res.body;
   };
-  await configure({
-    platform: "ios",
-    apns_p8_key: apns.p8,
-    apns_key_id: apns.keyId,
-    apns_team_id: apns.teamId,
-    apns_topic: bundle,
-    apns_environment: "production",
-  });
+  await configure(apnsPlatformConfig(apns, bundle, "production"));
   await configure({ platform: "android", fcm_service_account: JSON.parse(serviceAccount.json) });
   const vapid = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
   const ios = await sim.createApnsDevices(bundle, perPlatform);
