@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { AppDirectory } from "./app-directory.js";
 import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
 import { createJwtVerifier } from "./auth/jwt-verifier.js";
-import type { CampaignClient, CredentialClient, DeviceClient } from "./backends.js";
+import type { CampaignClient, CredentialClient, DeviceClient, IdentityClient } from "./backends.js";
 import type { Config } from "./config.js";
 import { registerAuth } from "./plugins/auth.js";
 import { registerDeviceImportRoute } from "./routes/device-import.js";
@@ -58,6 +58,7 @@ export type AppConfig = Pick<
 export interface BuildOptions {
   config: AppConfig;
   credential: CredentialClient;
+  identity: IdentityClient;
   devices: DeviceClient;
   campaigns: CampaignClient;
   redis: Redis;
@@ -138,6 +139,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       : undefined;
   const deps: RouteDeps = {
     credential: opts.credential,
+    identity: opts.identity,
     devices: opts.devices,
     registrations: new Registrations(opts.devices),
     campaigns: opts.campaigns,

@@ -2,8 +2,11 @@ import type { Client } from "@connectrpc/connect";
 import type { CampaignService } from "@herald/proto/campaign";
 import type { CredentialService } from "@herald/proto/credential";
 import type { DeviceRegistryService } from "@herald/proto/device";
+import type { IdentityService } from "@herald/proto/identity";
 
 /** The Connect clients the gateway talks to; tests pass clients of real in-process services. */
 export type CredentialClient = Client<typeof CredentialService>;
 export type DeviceClient = Client<typeof DeviceRegistryService>;
 export type CampaignClient = Client<typeof CampaignService>;
+/** Served by the credential service, on its port. */
+export type IdentityClient = Client<typeof IdentityService>;

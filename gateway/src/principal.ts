@@ -1,5 +1,8 @@
 import { KeyScope, type Principal as ProtoPrincipal } from "@herald/proto/credential";
 
+/** A member's role in an organization, strongest first (see proto/herald/v1/identity.proto). */
+export type Role = "owner" | "admin" | "developer" | "viewer";
+
 /** Who is calling, whether by API key or by session JWT. */
 export interface Principal {
   orgId: string;
@@ -9,6 +12,12 @@ export interface Principal {
   /** What the rate limit counts against: the key id, or `jwt:<sub>`. */
   identity: string;
   rateLimitPerMinute: number;
+  /**
+   * Session principals only: the signed-in user and their role in orgId. An API key has
+   * neither and acts with the full rights of its scope.
+   */
+  userId?: string;
+  role?: Role;
 }
 
 export function fromApiKeyPrincipal(p: ProtoPrincipal, defaultLimit: number): Principal {

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
 import { DeviceRegistryService } from "@herald/proto/device";
+import { IdentityService } from "@herald/proto/identity";
 import { createRpcClient, type Logger } from "@herald/runtime";
 import { Redis } from "ioredis";
 import { build } from "./app.js";
@@ -16,6 +17,7 @@ export interface Gateway {
 export async function start(config: Config, deps: { log: Logger }): Promise<Gateway> {
   const { log } = deps;
   const credential = createRpcClient(CredentialService, config.credentialUrl);
+  const identity = createRpcClient(IdentityService, config.credentialUrl);
   const devices = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl);
   const campaigns = createRpcClient(CampaignService, config.campaignUrl);
   // Commands fail fast while Redis is away (no offline queue), so the limiter can fail
@@ -33,6 +35,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
 
   const closeClients = async () => {
     credential.close();
+    identity.close();
     devices.close();
     campaigns.close();
     redis.disconnect();
@@ -41,6 +44,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
     const app = await build({
       config,
       credential: credential.client,
+      identity: identity.client,
       devices: devices.client,
       campaigns: campaigns.client,
       redis,

@@ -3,6 +3,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
+import { IdentityService } from "@herald/proto/identity";
 import { DeviceRegistryService } from "@herald/proto/device";
 import { createLogger, createPool, createRpcClient, readEnv, streamNames } from "@herald/runtime";
 import type { FastifyInstance, InjectOptions } from "fastify";
@@ -167,6 +168,7 @@ export async function startGateway(
 ): Promise<TestGateway> {
   const config = gatewayConfig(overrides);
   const credential = createRpcClient(CredentialService, backends.credentialUrl);
+  const identity = createRpcClient(IdentityService, backends.credentialUrl);
   const devices = createRpcClient(DeviceRegistryService, backends.deviceRegistryUrl);
   const campaigns = createRpcClient(CampaignService, backends.campaignUrl);
   const redis = opts.redis ?? new Redis(backends.redisUrl);
@@ -174,6 +176,7 @@ export async function startGateway(
   const app = await build({
     config,
     credential: credential.client,
+    identity: identity.client,
     devices: devices.client,
     campaigns: campaigns.client,
     redis,
@@ -211,6 +214,7 @@ export async function startGateway(
         redis.disconnect();
       }
       credential.close();
+      identity.close();
       devices.close();
       campaigns.close();
     },

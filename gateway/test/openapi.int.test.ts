@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
+import { IdentityService } from "@herald/proto/identity";
 import { DeviceRegistryService } from "@herald/proto/device";
 import { createLogger, createRpcClient } from "@herald/runtime";
 import type { FastifyInstance } from "fastify";
@@ -21,12 +22,14 @@ let close: () => Promise<void>;
 
 beforeAll(async () => {
   const credential = createRpcClient(CredentialService, "http://127.0.0.1:9");
+  const identity = createRpcClient(IdentityService, "http://127.0.0.1:9");
   const devices = createRpcClient(DeviceRegistryService, "http://127.0.0.1:9");
   const campaigns = createRpcClient(CampaignService, "http://127.0.0.1:9");
   const redis = new Redis("redis://127.0.0.1:9", { lazyConnect: true });
   app = await build({
     config: gatewayConfig(),
     credential: credential.client,
+    identity: identity.client,
     devices: devices.client,
     campaigns: campaigns.client,
     redis,
@@ -35,6 +38,7 @@ beforeAll(async () => {
   close = async () => {
     await app.close();
     credential.close();
+    identity.close();
     devices.close();
     campaigns.close();
     redis.disconnect();

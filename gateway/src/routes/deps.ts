@@ -1,11 +1,12 @@
 import type { AppDirectory } from "../app-directory.js";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
-import type { CampaignClient, CredentialClient, DeviceClient } from "../backends.js";
+import type { CampaignClient, CredentialClient, DeviceClient, IdentityClient } from "../backends.js";
 import type { Registrations } from "../registrations.js";
 
 /** What the /v1 route handlers need. */
 export interface RouteDeps {
   credential: CredentialClient;
+  identity: IdentityClient;
   devices: DeviceClient;
   /** Device registrations, coalesced into RegisterDevices calls. */
   registrations: Registrations;
