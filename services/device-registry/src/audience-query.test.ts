@@ -15,50 +15,51 @@ const emptyRule: SegmentCriteria = {
 };
 
 describe("audiencePageQuery", () => {
-  it("walks all targetable devices of the app in id order", () => {
-    expect(audiencePageQuery({ appId: APP, target: { kind: "all" } }, undefined, 1000)).toEqual({
-      text: `SELECT id, platform, push_token, language FROM devices WHERE ${TARGETABLE} ORDER BY id LIMIT $2`,
-      values: [APP, 1000],
+  const COLUMNS = "SELECT id, platform, push_token, language FROM devices";
+
+  it("walks one platform's targetable devices in id order", () => {
+    expect(audiencePageQuery({ appId: APP, target: { kind: "all" }, platform: "ios" }, undefined, 1000)).toEqual({
+      text: `${COLUMNS} WHERE ${TARGETABLE} AND platform = $2 ORDER BY id LIMIT $3`,
+      values: [APP, "ios", 1000],
     });
   });
 
   it("resumes after a device id", () => {
-    expect(audiencePageQuery({ appId: APP, target: { kind: "all" } }, AFTER, 500)).toEqual({
-      text: `SELECT id, platform, push_token, language FROM devices WHERE ${TARGETABLE} AND id > $2::uuid ORDER BY id LIMIT $3`,
-      values: [APP, AFTER, 500],
+    expect(audiencePageQuery({ appId: APP, target: { kind: "all" }, platform: "android" }, AFTER, 500)).toEqual({
+      text: `${COLUMNS} WHERE ${TARGETABLE} AND platform = $2 AND id > $3::uuid ORDER BY id LIMIT $4`,
+      values: [APP, "android", AFTER, 500],
     });
   });
 
   it("selects external ids as one array parameter", () => {
     const q = audiencePageQuery(
-      { appId: APP, target: { kind: "externalIds", externalIds: ["u1", "u'2; DROP TABLE devices"] } },
+      { appId: APP, target: { kind: "externalIds", externalIds: ["u1", "u'2; DROP TABLE devices"] }, platform: "web" },
       AFTER,
       10,
     );
     expect(q.text).toBe(
-      "SELECT id, platform, push_token, language FROM devices WHERE " +
-        `${TARGETABLE} AND external_id = ANY($2::text[]) AND id > $3::uuid ORDER BY id LIMIT $4`,
+      `${COLUMNS} WHERE ${TARGETABLE} AND platform = $2 AND external_id = ANY($3::text[]) AND id > $4::uuid ` +
+        "ORDER BY id LIMIT $5",
     );
-    expect(q.values).toEqual([APP, ["u1", "u'2; DROP TABLE devices"], AFTER, 10]);
+    expect(q.values).toEqual([APP, "web", ["u1", "u'2; DROP TABLE devices"], AFTER, 10]);
   });
 
-  it("narrows any target to one platform", () => {
-    const q = audiencePageQuery(
-      { appId: APP, target: { kind: "externalIds", externalIds: ["u1"] }, platform: "web" },
-      undefined,
-      10,
-    );
+  it("without a platform, merges the three per-platform walks in id order", () => {
+    const q = audiencePageQuery({ appId: APP, target: { kind: "all" } }, AFTER, 10);
+    const walk = (n: number, platform: string) =>
+      `(${COLUMNS} WHERE app_id = $${n}::uuid AND opted_in AND NOT invalid AND platform = $${n + 1} ` +
+      `AND id > $${n + 2}::uuid ORDER BY id LIMIT $${n + 3})`;
     expect(q.text).toBe(
-      "SELECT id, platform, push_token, language FROM devices WHERE " +
-        `${TARGETABLE} AND platform = $2 AND external_id = ANY($3::text[]) ORDER BY id LIMIT $4`,
+      `SELECT id, platform, push_token, language FROM (${walk(1, "ios")} UNION ALL ${walk(5, "android")} ` +
+        `UNION ALL ${walk(9, "web")}) AS page ORDER BY id LIMIT $13`,
     );
-    expect(q.values).toEqual([APP, "web", ["u1"], 10]);
+    expect(q.values).toEqual([APP, "ios", AFTER, 10, APP, "android", AFTER, 10, APP, "web", AFTER, 10, 10]);
   });
 
   it("adds no condition for an empty segment rule", () => {
-    expect(audiencePageQuery({ appId: APP, target: { kind: "segment", rule: emptyRule } }, undefined, 10)).toEqual(
-      audiencePageQuery({ appId: APP, target: { kind: "all" } }, undefined, 10),
-    );
+    expect(
+      audiencePageQuery({ appId: APP, target: { kind: "segment", rule: emptyRule }, platform: "ios" }, undefined, 10),
+    ).toEqual(audiencePageQuery({ appId: APP, target: { kind: "all" }, platform: "ios" }, undefined, 10));
   });
 });
 

@@ -1,4 +1,4 @@
-import type { DevicePlatform } from "./push-token.js";
+import { DEVICE_PLATFORMS, type DevicePlatform } from "./push-token.js";
 
 /**
  * SQL for the audience of a campaign, shared by StreamAudience and CountAudience so that
@@ -34,17 +34,33 @@ export interface SqlQuery {
 }
 
 /**
- * One keyset page: devices after `afterId` in id order. With the targetable partial
- * index on (app_id, id), the walk reads only the rows of the page, however large the app.
+ * One keyset page: devices after `afterId` in id order. Each platform's walk is an index
+ * scan of the targetable partial index on (app_id, platform, id) that stops after `limit`
+ * rows, whatever the app's size and whatever the planner's statistics say (a bulk import
+ * leaves them stale; a plan that reads the whole app and sorts would then cost O(app) per
+ * page). Without a platform, the three per-platform walks are merged in id order.
  */
 export function audiencePageQuery(audience: Audience, afterId: string | undefined, limit: number): SqlQuery {
   const values: unknown[] = [];
-  const where = audienceConditions(audience, values);
-  if (afterId !== undefined) where.push(`id > ${param(values, afterId)}::uuid`);
+  if (audience.platform !== undefined) {
+    return { text: platformPage(audience, afterId, limit, values), values };
+  }
+  const walks = DEVICE_PLATFORMS.map(
+    (platform) => `(${platformPage({ ...audience, platform }, afterId, limit, values)})`,
+  );
   const text =
-    `SELECT id, platform, push_token, language FROM devices WHERE ${where.join(" AND ")} ` +
+    `SELECT id, platform, push_token, language FROM (${walks.join(" UNION ALL ")}) AS page ` +
     `ORDER BY id LIMIT ${param(values, limit)}`;
   return { text, values };
+}
+
+function platformPage(audience: Audience, afterId: string | undefined, limit: number, values: unknown[]): string {
+  const where = audienceConditions(audience, values);
+  if (afterId !== undefined) where.push(`id > ${param(values, afterId)}::uuid`);
+  return (
+    `SELECT id, platform, push_token, language FROM devices WHERE ${where.join(" AND ")} ` +
+    `ORDER BY id LIMIT ${param(values, limit)}`
+  );
 }
 
 export function audienceCountQuery(audience: Audience): SqlQuery {

@@ -1,6 +1,7 @@
 import { createHash, createPublicKey } from "node:crypto";
 
-export type DevicePlatform = "ios" | "android" | "web";
+export const DEVICE_PLATFORMS = ["ios", "android", "web"] as const;
+export type DevicePlatform = (typeof DEVICE_PLATFORMS)[number];
 
 export type TokenCheck =
   | { ok: true; token: string /** Web only: the endpoint to pass through the SSRF guard. */; endpoint?: string }
