@@ -4,11 +4,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-export function generateApiKey() {
-  let s = "hk_live_";
-  for (let i = 0; i < 40; i++) s += BASE62[randomInt(62)];
-  return s;
-}
+const base62 = (length) => Array.from({ length }, () => BASE62[randomInt(62)]).join("");
+
+export const generateApiKey = () => `hk_live_${base62(40)}`;
+
+/** The dev console's sign-in (HERALD_BOOTSTRAP_ADMIN_EMAIL/_PASSWORD, ensured as an owner). */
+export const DEV_ADMIN_EMAIL = "admin@herald.local";
 
 function parseEnvFile(text) {
   const out = {};
@@ -26,11 +27,10 @@ export function loadDevEnv(dir = ".herald") {
   const wanted = {
     HERALD_MASTER_KEY: stored.HERALD_MASTER_KEY ?? randomBytes(32).toString("base64"),
     HERALD_BOOTSTRAP_API_KEY: stored.HERALD_BOOTSTRAP_API_KEY ?? generateApiKey(),
+    HERALD_BOOTSTRAP_ADMIN_EMAIL: stored.HERALD_BOOTSTRAP_ADMIN_EMAIL ?? DEV_ADMIN_EMAIL,
+    HERALD_BOOTSTRAP_ADMIN_PASSWORD: stored.HERALD_BOOTSTRAP_ADMIN_PASSWORD ?? base62(24),
   };
-  if (
-    stored.HERALD_MASTER_KEY !== wanted.HERALD_MASTER_KEY ||
-    stored.HERALD_BOOTSTRAP_API_KEY !== wanted.HERALD_BOOTSTRAP_API_KEY
-  ) {
+  if (Object.entries(wanted).some(([k, v]) => stored[k] !== v)) {
     mkdirSync(dir, { recursive: true });
     const body = Object.entries({ ...stored, ...wanted })
       .map(([k, v]) => `${k}=${v}`)
@@ -39,8 +39,5 @@ export function loadDevEnv(dir = ".herald") {
       mode: 0o600,
     });
   }
-  return {
-    HERALD_MASTER_KEY: process.env.HERALD_MASTER_KEY || wanted.HERALD_MASTER_KEY,
-    HERALD_BOOTSTRAP_API_KEY: process.env.HERALD_BOOTSTRAP_API_KEY || wanted.HERALD_BOOTSTRAP_API_KEY,
-  };
+  return Object.fromEntries(Object.entries(wanted).map(([k, v]) => [k, process.env[k] || v]));
 }

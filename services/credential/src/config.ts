@@ -1,5 +1,6 @@
 import { commonEnv, ConfigError, int, masterKey, port, str, type EnvVar } from "@herald/runtime";
 import { SECRET_PATTERN } from "./api-key-secret.js";
+import { EMAIL_RULE, normaliseEmail, passwordProblem } from "./password-policy.js";
 
 const BOOTSTRAP_KEY_VAR = "HERALD_BOOTSTRAP_API_KEY";
 const BOOTSTRAP_KEY_RULE = "must be hk_live_ followed by 32 to 256 letters or digits";
@@ -14,6 +15,29 @@ const bootstrapApiKey: EnvVar<string | undefined> = {
   },
 };
 
+const ADMIN_EMAIL_VAR = "HERALD_BOOTSTRAP_ADMIN_EMAIL";
+const ADMIN_PASSWORD_VAR = "HERALD_BOOTSTRAP_ADMIN_PASSWORD";
+
+/** The owner ensured at start-up (bootstrap.ts). Neither value is ever part of an error. */
+const bootstrapAdminEmail: EnvVar<string | undefined> = {
+  name: ADMIN_EMAIL_VAR,
+  default: undefined,
+  parse: (s) => {
+    const email = normaliseEmail(s);
+    if (email === undefined) throw new Error(EMAIL_RULE);
+    return email;
+  },
+};
+const bootstrapAdminPassword: EnvVar<string | undefined> = {
+  name: ADMIN_PASSWORD_VAR,
+  default: undefined,
+  parse: (s) => {
+    const problem = passwordProblem(s);
+    if (problem) throw new Error(problem);
+    return s;
+  },
+};
+
 export const configSpec = {
   ...commonEnv,
   port: port("PORT", 7003),
@@ -22,13 +46,40 @@ export const configSpec = {
   masterKey: masterKey("HERALD_MASTER_KEY"),
   bootstrapApiKey,
   defaultRateLimit: int("HERALD_DEFAULT_RATE_LIMIT", 1000, 1, 1_000_000),
+  bootstrapAdminEmail,
+  bootstrapAdminPassword,
+  signingKeyRotationDays: int("HERALD_SIGNING_KEY_ROTATION_DAYS", 30, 1, 3650),
+  // Must outlast every token a retired key signed; access tokens live at most an hour.
+  signingKeyRetentionHours: int("HERALD_SIGNING_KEY_RETENTION_HOURS", 24, 2, 8760),
 };
 
-export type Config = { [K in keyof typeof configSpec]: (typeof configSpec)[K] extends EnvVar<infer V> ? V : never };
+type ParsedConfig = {
+  [K in keyof typeof configSpec]: (typeof configSpec)[K] extends EnvVar<infer V> ? V : never;
+};
+/** Settings that start() defaults, so that a config built by hand (tests) may leave them out. */
+type Defaulted =
+  | "bootstrapAdminEmail"
+  | "bootstrapAdminPassword"
+  | "signingKeyRotationDays"
+  | "signingKeyRetentionHours";
+export type Config = Omit<ParsedConfig, Defaulted> & Partial<Pick<ParsedConfig, Defaulted>>;
 
 /** start() gets its config from tests and dev mode too, so it re-checks what the env parser checks. */
 export function checkBootstrapKey(config: Pick<Config, "bootstrapApiKey">): void {
   if (config.bootstrapApiKey !== undefined && !SECRET_PATTERN.test(config.bootstrapApiKey)) {
     throw new ConfigError([`${BOOTSTRAP_KEY_VAR}: ${BOOTSTRAP_KEY_RULE}`]);
   }
+}
+
+/** Both bootstrap admin variables or neither, each valid; the values never reach the message. */
+export function checkBootstrapAdmin(config: Pick<Config, "bootstrapAdminEmail" | "bootstrapAdminPassword">): void {
+  const { bootstrapAdminEmail: email, bootstrapAdminPassword: password } = config;
+  const problems: string[] = [];
+  if ((email === undefined) !== (password === undefined)) {
+    problems.push(`${ADMIN_EMAIL_VAR} and ${ADMIN_PASSWORD_VAR} must be set together`);
+  }
+  if (email !== undefined && normaliseEmail(email) === undefined) problems.push(`${ADMIN_EMAIL_VAR}: ${EMAIL_RULE}`);
+  const problem = password === undefined ? undefined : passwordProblem(password);
+  if (problem) problems.push(`${ADMIN_PASSWORD_VAR}: ${problem}`);
+  if (problems.length > 0) throw new ConfigError(problems);
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { Gauge } from "prom-client";
 import { jetstream } from "@nats-io/jetstream";
 import { CredentialService } from "@herald/proto/credential";
+import { IdentityService } from "@herald/proto/identity";
 import {
   allReady,
   connectNats,
@@ -18,11 +19,18 @@ import {
   type Logger,
   type Pool,
 } from "@herald/runtime";
-import { bootstrap } from "./bootstrap.js";
-import { checkBootstrapKey, type Config } from "./config.js";
+import { bootstrap, bootstrapAdmin } from "./bootstrap.js";
+import { checkBootstrapAdmin, checkBootstrapKey, configSpec, type Config } from "./config.js";
 import { CredentialServiceImpl } from "./credential-service.js";
+import { IdentityCleanup } from "./identity-cleanup.js";
+import { IdentityServiceImpl } from "./identity-service.js";
+import { IdentityStore } from "./identity-store.js";
+import { InvitationStore } from "./invitations.js";
+import { OAuthClientStore } from "./oauth-clients.js";
+import { OAuthModelStore } from "./oauth-models.js";
 import { OutboxPublisher } from "./outbox-publisher.js";
 import { SealedBox } from "./sealed-box.js";
+import { SigningKeyStore } from "./signing-keys.js";
 import { PostgresCredentialStore } from "./store.js";
 
 export interface CredentialApp {
@@ -32,11 +40,17 @@ export interface CredentialApp {
 }
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
+const IDENTITY_CLEANUP_INTERVAL_MS = 5 * 60_000;
 
 /** Wires the credential service. Production, dev mode and tests all start it here. */
 export async function start(config: Config, deps: { log: Logger }): Promise<CredentialApp> {
   const { log } = deps;
   checkBootstrapKey(config);
+  checkBootstrapAdmin(config);
+  const signingKeyPolicy = {
+    rotationDays: config.signingKeyRotationDays ?? configSpec.signingKeyRotationDays.default!,
+    retentionHours: config.signingKeyRetentionHours ?? configSpec.signingKeyRetentionHours.default!,
+  };
   // Closers of what is up so far, run in reverse if a later step fails.
   const opened: (() => Promise<void>)[] = [];
   try {
@@ -44,7 +58,12 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     opened.push(() => pool.end());
     await migrate(pool, config.schema, MIGRATIONS, log);
     const store = new PostgresCredentialStore(pool);
-    await bootstrap(store, config.bootstrapApiKey, log);
+    const identity = new IdentityStore(pool);
+    const orgId = await bootstrap(store, identity, config.bootstrapApiKey, log);
+    if (config.bootstrapAdminEmail !== undefined && config.bootstrapAdminPassword !== undefined) {
+      const admin = { email: config.bootstrapAdminEmail, password: config.bootstrapAdminPassword };
+      await bootstrapAdmin(identity, orgId, admin, log);
+    }
 
     const nc = await connectNats(config.natsUrl, "credential", log);
     opened.push(() => nc.drain());
@@ -54,15 +73,31 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     publisher.start();
     opened.push(() => publisher.stop());
 
+    const sealedBox = new SealedBox(config.masterKey);
+    const cleanup = new IdentityCleanup(
+      pool,
+      { intervalMs: IDENTITY_CLEANUP_INTERVAL_MS, signingKeyRetentionHours: signingKeyPolicy.retentionHours },
+      log,
+    );
+    cleanup.start();
+    opened.push(() => cleanup.stop());
+
     const service = new CredentialServiceImpl({
       store,
-      sealedBox: new SealedBox(config.masterKey),
+      sealedBox,
       defaultRateLimit: config.defaultRateLimit,
       log,
       afterAppDeleted: () => void publisher.flush(),
     });
+    const identityService = new IdentityServiceImpl({
+      identity,
+      invitations: new InvitationStore(pool),
+      clients: new OAuthClientStore(pool),
+      models: new OAuthModelStore(pool),
+      signingKeys: new SigningKeyStore(pool, sealedBox, signingKeyPolicy, log),
+    });
     const rpc = await startRpcServer({
-      routes: (router) => router.service(CredentialService, service),
+      routes: (router) => router.service(CredentialService, service).service(IdentityService, identityService),
       port: config.port,
       log,
     });
@@ -78,6 +113,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
       adminPort: admin.port,
       close: async () => {
         await publisher.stop();
+        await cleanup.stop();
         await rpc.close();
         await admin.close();
         await nc.drain();

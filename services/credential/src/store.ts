@@ -57,8 +57,6 @@ export type CreateAppResult = { ok: true; app: AppRecord } | { ok: false; reason
 export type UpdateAppResult = { ok: true; app: AppRecord } | { ok: false; reason: "bundle_id_taken" | "not_found" };
 
 export interface CredentialStore {
-  /** Returns the id of the org with this name, creating it if needed (safe under concurrency). */
-  ensureOrg(name: string): Promise<string>;
   /** Inserts the key unless one with the same secret hash exists. True when inserted. */
   ensureApiKey(key: NewApiKey): Promise<boolean>;
 
@@ -97,17 +95,6 @@ const isForeignKeyViolation = (err: unknown) => (err as { code?: string } | null
 
 export class PostgresCredentialStore implements CredentialStore {
   constructor(private readonly pool: Pool) {}
-
-  async ensureOrg(name: string): Promise<string> {
-    // The no-op update makes RETURNING yield the row when it already exists.
-    const { rows } = await this.pool.query<{ id: string }>(
-      `INSERT INTO orgs (name) VALUES ($1)
-       ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name
-       RETURNING id`,
-      [name],
-    );
-    return rows[0]!.id;
-  }
 
   async ensureApiKey(key: NewApiKey): Promise<boolean> {
     const { rowCount } = await this.pool.query(
