@@ -14,18 +14,25 @@ import { createRequire } from "node:module";
 import { AppDirectory } from "./app-directory.js";
 import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
 import { createJwtVerifier } from "./auth/jwt-verifier.js";
+import { createSessionVerifier } from "./auth/session-verifier.js";
 import type { CampaignClient, CredentialClient, DeviceClient, IdentityClient } from "./backends.js";
 import type { Config } from "./config.js";
+import { LoginThrottle } from "./oauth/login-throttle.js";
+import { OAuthServer } from "./oauth/oauth-server.js";
+import { clientAddressOf, registerOAuth } from "./oauth/routes.js";
+import { SigningKeys } from "./oauth/signing-keys.js";
 import { registerAuth } from "./plugins/auth.js";
 import { registerDeviceImportRoute } from "./routes/device-import.js";
 import { registerTracing } from "./plugins/tracing.js";
 import { registerBodyParser } from "./plugins/body-parser.js";
+import { registerConsole } from "./plugins/console.js";
 import { registerErrorHandling } from "./plugins/error-handling.js";
 import { createGatewayMetrics, registerMetrics } from "./plugins/metrics.js";
 import { registerOpenApi } from "./plugins/openapi.js";
 import { registerRateLimit } from "./plugins/rate-limit.js";
 import { genReqId, registerRequestId } from "./plugins/request-id.js";
 import { RateLimiter } from "./rate-limiter.js";
+import { requestLogger } from "./request-log.js";
 import { readinessCheck } from "./readiness.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
 import { registerAppRoutes } from "./routes/apps.js";
@@ -37,6 +44,13 @@ import { registerHealthRoutes } from "./routes/health.js";
 import { registerPlatformConfigRoutes } from "./routes/platform-config.js";
 import { registerPushRoutes } from "./routes/push.js";
 import { registerSegmentRoutes } from "./routes/segments.js";
+import { registerInvitationAcceptRoute } from "./routes/invitation-accept.js";
+import { registerInvitationRoutes } from "./routes/invitations.js";
+import { registerMeRoute } from "./routes/me.js";
+import { registerMemberRoutes } from "./routes/members.js";
+import { registerOAuthClientRoutes } from "./routes/oauth-clients.js";
+import { registerOrgRoutes } from "./routes/org.js";
+import { registerRoleCheck } from "./member-roles.js";
 import { sharedSchemas } from "./schemas/components.js";
 import { createValidatorCompiler } from "./validation.js";
 
@@ -53,6 +67,9 @@ export type AppConfig = Pick<
   | "corsOrigins"
   | "bodyLimitBytes"
   | "authCacheMs"
+  | "publicUrl"
+  | "accessTokenTtlSeconds"
+  | "trustProxy"
 >;
 
 export interface BuildOptions {
@@ -92,7 +109,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const now = opts.now ?? Date.now;
   const app = Fastify({
-    loggerInstance: opts.log as FastifyBaseLogger,
+    loggerInstance: requestLogger(opts.log) as FastifyBaseLogger,
     genReqId,
     requestIdHeader: false,
     logController: new LogController({
@@ -115,7 +132,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   registerBodyParser(app, config.bodyLimitBytes);
   await app.register(cors, {
     origin: config.corsOrigins === "*" ? "*" : config.corsOrigins,
-    methods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+    methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
     allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key"],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
@@ -124,6 +141,8 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   registerMetrics(app, metrics);
   registerTracing(app);
   registerHealthRoutes(app, readinessCheck(opts));
+  // The admin console (console/dist): a 404 saying how to build it when it is not built.
+  await registerConsole(app);
 
   const apiKeys = new ApiKeyVerifier(verifyWith(opts.credential, config.rateLimitPerMinute), config.authCacheMs, {
     now,
@@ -137,6 +156,34 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
           defaultRateLimit: config.rateLimitPerMinute,
         })
       : undefined;
+  // The gateway's own OAuth server and its access tokens (no configuration needed); an
+  // external issuer, when configured, keeps working beside it.
+  const signingKeys = new SigningKeys(opts.identity, { now });
+  const oauth = new OAuthServer({
+    issuer: config.publicUrl,
+    identity: opts.identity,
+    keys: signingKeys,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    log: opts.log,
+  });
+  const sessions = createSessionVerifier({
+    issuer: config.publicUrl,
+    keys: signingKeys,
+    identity: opts.identity,
+    defaultRateLimit: config.rateLimitPerMinute,
+    ...(jwt ? { external: jwt } : {}),
+    now,
+  });
+  await registerOAuth(app, {
+    server: oauth,
+    identity: opts.identity,
+    throttle: new LoginThrottle(opts.redis, config.redisKeyPrefix, (err) =>
+      opts.log.warn({ err: err.message }, "sign-in throttle store unreachable; attempts are not counted"),
+    ),
+    trustProxy: config.trustProxy,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+
   const deps: RouteDeps = {
     credential: opts.credential,
     identity: opts.identity,
@@ -148,12 +195,15 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     defaultRateLimit: config.rateLimitPerMinute,
   };
 
-  // Everything under /v1 is authenticated, then rate-limited, then validated (hooks run
-  // in that order, before the body is parsed); the routes above stay public.
+  // Everything under /v1 is authenticated, then rate-limited, then checked against the
+  // route's role, then validated (hooks run in that order, before the body is parsed);
+  // the routes above stay public.
+  const limiter = new RateLimiter(opts.redis, config.redisKeyPrefix);
   await app.register(
     async (v1) => {
-      registerAuth(v1, { apiKeys, ...(jwt ? { jwt } : {}), metrics });
-      registerRateLimit(v1, { limiter: new RateLimiter(opts.redis, config.redisKeyPrefix), metrics, now });
+      registerAuth(v1, { apiKeys, jwt: sessions, metrics });
+      registerRateLimit(v1, { limiter, metrics, now });
+      registerRoleCheck(v1);
       registerAppRoutes(v1, deps);
       registerPlatformConfigRoutes(v1, deps);
       registerApiKeyRoutes(v1, deps);
@@ -162,7 +212,18 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerPushRoutes(v1, deps);
       registerCampaignRoutes(v1, deps);
       registerSegmentRoutes(v1, deps);
+      registerMeRoute(v1, deps);
+      registerOrgRoutes(v1, deps);
+      registerMemberRoutes(v1, deps);
+      registerInvitationRoutes(v1, deps, config.publicUrl);
+      registerOAuthClientRoutes(v1, deps);
     },
+    { prefix: "/v1" },
+  );
+  // The one unauthenticated /v1 route: accepting an invitation (its token is the credential).
+  const clientAddress = clientAddressOf(config.trustProxy);
+  await app.register(
+    async (pub) => registerInvitationAcceptRoute(pub, deps, { limiter, metrics, now }, clientAddress),
     { prefix: "/v1" },
   );
   return app;

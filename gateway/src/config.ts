@@ -1,4 +1,4 @@
-import { int, logLevel, optionalStr, port, str, url, type EnvVar } from "@herald/runtime";
+import { bool, int, logLevel, optionalStr, port, str, url, type EnvVar } from "@herald/runtime";
 
 /** "*" or a comma-separated list of origins allowed by CORS. */
 const corsOrigins = (name: string): EnvVar<"*" | string[]> => ({
@@ -24,6 +24,20 @@ const optionalUrl = (name: string): EnvVar<string | undefined> => ({
   parse: (s) => url(name).parse(s),
 });
 
+/** The gateway's public origin (scheme, host, port; no path, no trailing slash). */
+const publicUrl = (name: string, fallback: string): EnvVar<string> => ({
+  name,
+  default: fallback,
+  parse: (s) => {
+    const parsed = URL.parse(s.trim());
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.username || parsed.password)
+      throw new Error("must be an http(s) URL like https://herald.example.com");
+    if (parsed.pathname !== "/" || parsed.search || parsed.hash)
+      throw new Error("must be an origin without a path, e.g. https://herald.example.com");
+    return parsed.origin;
+  },
+});
+
 export const configSpec = {
   logLevel: logLevel(),
   port: port("PORT", 8080),
@@ -39,6 +53,18 @@ export const configSpec = {
   jwtIssuer: optionalStr("HERALD_JWT_ISSUER"),
   jwtJwksUrl: optionalUrl("HERALD_JWT_JWKS_URL"),
   jwtAudience: optionalStr("HERALD_JWT_AUDIENCE"),
+  /**
+   * Where browsers and OAuth clients reach the gateway: the issuer of session tokens, the
+   * origin of the sign-in page and the console.
+   */
+  publicUrl: publicUrl("HERALD_PUBLIC_URL", "http://127.0.0.1:8080"),
+  /** Lifetime of the access tokens the gateway's OAuth server issues (at most 1 h). */
+  accessTokenTtlSeconds: int("HERALD_ACCESS_TOKEN_TTL_SECONDS", 900, 60, 3600),
+  /**
+   * Behind a reverse proxy (the chart's ingress): the client address of the sign-in
+   * throttle is the last X-Forwarded-For hop instead of the socket's peer.
+   */
+  trustProxy: bool("HERALD_TRUST_PROXY", false),
   corsOrigins: corsOrigins("HERALD_CORS_ORIGINS"),
   bodyLimitBytes: int("HERALD_BODY_LIMIT_BYTES", 1024 * 1024, 1024, 64 * 1024 * 1024),
   /** How long a verified API key is trusted without asking the credential service again. */

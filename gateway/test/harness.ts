@@ -35,7 +35,15 @@ export interface Backends {
   redisUrl: string;
   /** The org-scoped key the credential service ensured at start-up. */
   bootstrapKey: string;
+  /** The credential service's schema (tests that need a second organization add it there). */
+  credentialSchema: string;
   stop(): Promise<void>;
+}
+
+/** The owner of the bootstrap organization that the credential service ensures at start-up. */
+export interface BootstrapAdmin {
+  email: string;
+  password: string;
 }
 
 /**
@@ -43,7 +51,7 @@ export interface Backends {
  * their own start(), on schemas and a NATS namespace of this test file alone. No sender
  * consumes the delivery stream: campaigns with devices stay "sending".
  */
-export async function startBackends(): Promise<Backends> {
+export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = {}): Promise<Backends> {
   const infra = inject("infra");
   const id = uniqueName("gw");
   const namespace = `${id}_ns`;
@@ -61,6 +69,9 @@ export async function startBackends(): Promise<Backends> {
       masterKey: randomBytes(32),
       bootstrapApiKey: bootstrapKey,
       defaultRateLimit: 1000,
+      ...(opts.bootstrapAdmin
+        ? { bootstrapAdminEmail: opts.bootstrapAdmin.email, bootstrapAdminPassword: opts.bootstrapAdmin.password }
+        : {}),
     },
     { log },
   );
@@ -95,6 +106,7 @@ export async function startBackends(): Promise<Backends> {
     campaignUrl: `http://127.0.0.1:${campaign.port}`,
     redisUrl: infra.redisUrl,
     bootstrapKey,
+    credentialSchema: `${id}_cred`,
     stop: async () => {
       await campaign.close();
       await registry.close();
@@ -153,6 +165,9 @@ export function gatewayConfig(overrides: Partial<AppConfig> = {}): AppConfig {
     corsOrigins: "*",
     bodyLimitBytes: 1024 * 1024,
     authCacheMs: 10_000,
+    publicUrl: "http://127.0.0.1:8080",
+    accessTokenTtlSeconds: 900,
+    trustProxy: false,
     ...overrides,
   };
 }

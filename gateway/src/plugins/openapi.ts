@@ -16,6 +16,15 @@ needs \`Authorization: Bearer <token>\`, where the token is an API key (\`hk_liv
 session JWT of the admin panel. Keys are scoped to one app or to the whole organization;
 an app-scoped key used on another app gets 403. Missing or invalid credentials: 401.
 
+## Roles
+A session token acts with its user's role in the organization: viewer (every GET),
+developer (devices, segments, campaigns, sends, imports), admin (apps, platform configs,
+API keys, OAuth clients) or owner (the organization, members, invitations); each role
+includes the ones before it. Each operation names the role it needs (\`x-herald-min-role\`);
+a weaker role gets 403. API keys have no role and act within their scope, but the
+organization, its members, invitations, OAuth clients and \`/v1/me\` are for signed-in
+users only (403 for API keys). Accepting an invitation needs no credentials.
+
 ## Rate limits
 Each key may make \`rate_limit_per_minute\` requests per minute (${limits.rateLimitPerMinute.toLocaleString("en")}
 unless the key was created with its own limit; session tokens count per user). The window is 60 seconds from
@@ -129,6 +138,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
         { name: "Push", description: "Send notifications: each send creates a campaign." },
         { name: "Campaigns", description: "Sent and scheduled campaigns, their delivery statistics, cancellation." },
         { name: "Segments", description: "Named audience rules of an app, targeted by send-to-segment." },
+        { name: "Organization", description: "The organization and the signed-in user (sessions only)." },
+        { name: "Members", description: "Members with their roles, and invitations by link (sessions only)." },
+        { name: "OAuth clients", description: "The organization's own OAuth clients (sessions only)." },
         { name: "Operations", description: "Health, readiness and metrics; no authentication." },
       ],
       components: {

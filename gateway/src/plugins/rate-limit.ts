@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { rateLimited } from "../http-errors.js";
 import { decide, uncounted, type RateLimiter } from "../rate-limiter.js";
 import type { GatewayMetrics } from "./metrics.js";
@@ -7,22 +7,35 @@ export interface RateLimitOptions {
   limiter: RateLimiter;
   metrics: GatewayMetrics;
   now: () => number;
+  /** What a request counts against: by default its principal's identity and limit. */
+  subject?: (request: FastifyRequest) => RateLimitSubject | null;
 }
 
+export interface RateLimitSubject {
+  identity: string;
+  limitPerMinute: number;
+}
+
+const principalSubject = (request: FastifyRequest): RateLimitSubject | null =>
+  request.principal
+    ? { identity: request.principal.identity, limitPerMinute: request.principal.rateLimitPerMinute }
+    : null;
+
 /**
- * Counts each authenticated request against its key's per-minute limit, before the body
- * is even parsed, and puts X-RateLimit-* on the reply (they survive into error replies).
+ * Counts each request against its subject's per-minute limit (the key or user; the client
+ * address on the public /v1 route), before the body is even parsed, and puts
+ * X-RateLimit-* on the reply (they survive into error replies).
  * Redis trouble lets the request through uncounted, with a warning and a metric:
  * availability of the API matters more than exact limiting during an outage.
  */
 export function registerRateLimit(scope: FastifyInstance, opts: RateLimitOptions): void {
   scope.addHook("onRequest", async (request, reply) => {
-    const principal = request.principal;
-    if (!principal) return;
-    const limit = principal.rateLimitPerMinute;
+    const subject = (opts.subject ?? principalSubject)(request);
+    if (!subject) return;
+    const limit = subject.limitPerMinute;
     let decision: ReturnType<typeof decide>;
     try {
-      decision = decide(limit, await opts.limiter.hit(principal.identity), opts.now());
+      decision = decide(limit, await opts.limiter.hit(subject.identity), opts.now());
     } catch (err) {
       opts.metrics.rateLimitStoreErrors.inc();
       request.log.warn({ err }, "rate-limit store unavailable; request let through uncounted");

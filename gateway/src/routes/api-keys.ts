@@ -37,7 +37,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.post<{ Params: AppParams; Body: CreateKeyBody }>(
     "/apps/:app_id/api-keys",
-    { schema: createApiKeySchema },
+    { schema: createApiKeySchema, config: { minRole: "admin" } },
     async (request, reply) => {
       const principal = principalOf(request);
       const app = await apps.authorized(principal, request.params.app_id);
@@ -56,7 +56,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.get<{ Params: AppParams; Querystring: PageQuery }>(
     "/apps/:app_id/api-keys",
-    { schema: listApiKeysSchema },
+    { schema: listApiKeysSchema, config: { minRole: "viewer" } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const q = request.query;
@@ -71,7 +71,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.delete<{ Params: KeyParams }>(
     "/apps/:app_id/api-keys/:key_id",
-    { schema: revokeApiKeySchema },
+    { schema: revokeApiKeySchema, config: { minRole: "admin" } },
     async (request, reply) => {
       const principal = principalOf(request);
       const app = await apps.authorized(principal, request.params.app_id);

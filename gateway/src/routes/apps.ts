@@ -17,38 +17,48 @@ interface AppParams {
 export function registerAppRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { credential, apps } = deps;
 
-  scope.post<{ Body: AppFields }>("/apps", { schema: createAppSchema }, async (request, reply) => {
-    const principal = principalOf(request);
-    assertOrgScope(principal, "creating an app");
-    const { app } = await credential.createApp({
-      orgId: principal.orgId,
-      name: request.body.name,
-      platform: platformFromName(request.body.platform),
-      bundleId: request.body.bundle_id,
-    });
-    if (!app) throw new Error("CreateApp answered without an app");
-    apps.remember(app);
-    return reply.code(201).send(appView(app));
-  });
+  scope.post<{ Body: AppFields }>(
+    "/apps",
+    { schema: createAppSchema, config: { minRole: "admin" } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      assertOrgScope(principal, "creating an app");
+      const { app } = await credential.createApp({
+        orgId: principal.orgId,
+        name: request.body.name,
+        platform: platformFromName(request.body.platform),
+        bundleId: request.body.bundle_id,
+      });
+      if (!app) throw new Error("CreateApp answered without an app");
+      apps.remember(app);
+      return reply.code(201).send(appView(app));
+    },
+  );
 
-  scope.get<{ Querystring: PageQuery }>("/apps", { schema: listAppsSchema }, async (request) => {
-    const principal = principalOf(request);
-    const q = request.query;
-    const res = await credential.listApps({
-      orgId: principal.orgId,
-      page: { page: q.page, perPage: q.per_page },
-      ...(principal.scope === "app" ? { appId: principal.appId } : {}),
-    });
-    return listView(res.apps.map(appView), res.page, q);
-  });
+  scope.get<{ Querystring: PageQuery }>(
+    "/apps",
+    { schema: listAppsSchema, config: { minRole: "viewer" } },
+    async (request) => {
+      const principal = principalOf(request);
+      const q = request.query;
+      const res = await credential.listApps({
+        orgId: principal.orgId,
+        page: { page: q.page, perPage: q.per_page },
+        ...(principal.scope === "app" ? { appId: principal.appId } : {}),
+      });
+      return listView(res.apps.map(appView), res.page, q);
+    },
+  );
 
-  scope.get<{ Params: AppParams }>("/apps/:app_id", { schema: getAppSchema }, async (request) =>
-    appView(await apps.authorized(principalOf(request), request.params.app_id)),
+  scope.get<{ Params: AppParams }>(
+    "/apps/:app_id",
+    { schema: getAppSchema, config: { minRole: "viewer" } },
+    async (request) => appView(await apps.authorized(principalOf(request), request.params.app_id)),
   );
 
   scope.put<{ Params: AppParams; Body: Partial<AppFields> }>(
     "/apps/:app_id",
-    { schema: updateAppSchema },
+    { schema: updateAppSchema, config: { minRole: "admin" } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const body = request.body;
@@ -64,14 +74,18 @@ export function registerAppRoutes(scope: FastifyInstance, deps: RouteDeps): void
     },
   );
 
-  scope.delete<{ Params: AppParams }>("/apps/:app_id", { schema: deleteAppSchema }, async (request, reply) => {
-    const principal = principalOf(request);
-    assertOrgScope(principal, "deleting an app");
-    const app = await apps.authorized(principal, request.params.app_id);
-    await credential.deleteApp({ appId: app.id });
-    apps.forget(app.id);
-    // The app's keys went with it; which cached principals they were is not known here.
-    deps.apiKeys.forgetAll();
-    return reply.code(204).send();
-  });
+  scope.delete<{ Params: AppParams }>(
+    "/apps/:app_id",
+    { schema: deleteAppSchema, config: { minRole: "admin" } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      assertOrgScope(principal, "deleting an app");
+      const app = await apps.authorized(principal, request.params.app_id);
+      await credential.deleteApp({ appId: app.id });
+      apps.forget(app.id);
+      // The app's keys went with it; which cached principals they were is not known here.
+      deps.apiKeys.forgetAll();
+      return reply.code(204).send();
+    },
+  );
 }

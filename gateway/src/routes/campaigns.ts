@@ -34,7 +34,7 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
 
   scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
     "/campaigns",
-    { schema: listCampaignsSchema },
+    { schema: listCampaignsSchema, config: { minRole: "viewer" } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
@@ -44,19 +44,29 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
     },
   );
 
-  scope.get<{ Params: CampaignParams }>("/campaigns/:id", { schema: getCampaignSchema }, async (request) =>
-    campaignView(await authorizedCampaign(request)),
+  scope.get<{ Params: CampaignParams }>(
+    "/campaigns/:id",
+    { schema: getCampaignSchema, config: { minRole: "viewer" } },
+    async (request) => campaignView(await authorizedCampaign(request)),
   );
 
   // The campaign already carries its counters: one call answers both questions.
-  scope.get<{ Params: CampaignParams }>("/campaigns/:id/stats", { schema: getCampaignStatsSchema }, async (request) => {
-    const campaign = await authorizedCampaign(request);
-    return campaignStatsView(campaign.id, campaign.stats);
-  });
+  scope.get<{ Params: CampaignParams }>(
+    "/campaigns/:id/stats",
+    { schema: getCampaignStatsSchema, config: { minRole: "viewer" } },
+    async (request) => {
+      const campaign = await authorizedCampaign(request);
+      return campaignStatsView(campaign.id, campaign.stats);
+    },
+  );
 
-  scope.post<{ Params: CampaignParams }>("/campaigns/:id/cancel", { schema: cancelCampaignSchema }, async (request) => {
-    const current = await authorizedCampaign(request);
-    const { campaign } = await campaigns.cancelCampaign({ id: current.id });
-    return campaignView(present(campaign, "CancelCampaign"));
-  });
+  scope.post<{ Params: CampaignParams }>(
+    "/campaigns/:id/cancel",
+    { schema: cancelCampaignSchema, config: { minRole: "developer" } },
+    async (request) => {
+      const current = await authorizedCampaign(request);
+      const { campaign } = await campaigns.cancelCampaign({ id: current.id });
+      return campaignView(present(campaign, "CancelCampaign"));
+    },
+  );
 }

@@ -42,7 +42,7 @@ export function registerDeviceImportRoute(scope: FastifyInstance, deps: RouteDep
 
   scope.post<{ Querystring: { app_id: string } }>(
     "/devices/import",
-    { schema: importDevicesSchema },
+    { schema: importDevicesSchema, config: { minRole: "developer" } },
     async (request) => {
       const body = request.body as AsyncIterable<Buffer> | undefined;
       if (!body || typeof body[Symbol.asyncIterator] !== "function") {

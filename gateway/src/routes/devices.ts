@@ -69,16 +69,20 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     return found;
   }
 
-  scope.post<{ Body: RegisterBody }>("/devices/register", { schema: registerDeviceSchema }, async (request) => {
-    const body = request.body;
-    const app = await apps.authorized(principalOf(request), body.app_id);
-    const { device } = await registrations.register(registerRequest(app.id, body));
-    return deviceView(present(device, "RegisterDevice"));
-  });
+  scope.post<{ Body: RegisterBody }>(
+    "/devices/register",
+    { schema: registerDeviceSchema, config: { minRole: "developer" } },
+    async (request) => {
+      const body = request.body;
+      const app = await apps.authorized(principalOf(request), body.app_id);
+      const { device } = await registrations.register(registerRequest(app.id, body));
+      return deviceView(present(device, "RegisterDevice"));
+    },
+  );
 
   scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
     "/devices",
-    { schema: listDevicesSchema },
+    { schema: listDevicesSchema, config: { minRole: "viewer" } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
@@ -88,13 +92,15 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     },
   );
 
-  scope.get<{ Params: DeviceParams }>("/devices/:id", { schema: getDeviceSchema }, async (request) =>
-    deviceView(await authorizedDevice(request)),
+  scope.get<{ Params: DeviceParams }>(
+    "/devices/:id",
+    { schema: getDeviceSchema, config: { minRole: "viewer" } },
+    async (request) => deviceView(await authorizedDevice(request)),
   );
 
   scope.put<{ Params: DeviceParams; Body: UpdateBody }>(
     "/devices/:id",
-    { schema: updateDeviceSchema },
+    { schema: updateDeviceSchema, config: { minRole: "developer" } },
     async (request) => {
       const current = await authorizedDevice(request);
       const body = request.body;
@@ -110,17 +116,21 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     },
   );
 
-  scope.delete<{ Params: DeviceParams }>("/devices/:id", { schema: deleteDeviceSchema }, async (request, reply) => {
-    const current = await authorizedDevice(request);
-    await devices.deleteDevice({ id: current.id });
-    return reply.code(204).send();
-  });
+  scope.delete<{ Params: DeviceParams }>(
+    "/devices/:id",
+    { schema: deleteDeviceSchema, config: { minRole: "developer" } },
+    async (request, reply) => {
+      const current = await authorizedDevice(request);
+      await devices.deleteDevice({ id: current.id });
+      return reply.code(204).send();
+    },
+  );
 
   for (const [path, optedIn, schema] of [
     ["/devices/:id/opt-out", false, optOutSchema],
     ["/devices/:id/opt-in", true, optInSchema],
   ] as const) {
-    scope.post<{ Params: DeviceParams }>(path, { schema }, async (request) => {
+    scope.post<{ Params: DeviceParams }>(path, { schema, config: { minRole: "developer" } }, async (request) => {
       const current = await authorizedDevice(request);
       const { device } = await devices.setOptIn({ id: current.id, optedIn });
       return deviceView(present(device, "SetOptIn"));

@@ -62,7 +62,7 @@ export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: Route
 
   scope.post<{ Params: AppParams; Body: PlatformConfigBody }>(
     "/apps/:app_id/platform-config",
-    { schema: putPlatformConfigSchema },
+    { schema: putPlatformConfigSchema, config: { minRole: "admin" } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { config } = await credential.putPlatformConfig({
@@ -76,7 +76,7 @@ export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: Route
 
   scope.get<{ Params: AppParams }>(
     "/apps/:app_id/platform-config",
-    { schema: getPlatformConfigsSchema },
+    { schema: getPlatformConfigsSchema, config: { minRole: "viewer" } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { configs } = await credential.getPlatformConfigs({ appId: app.id });

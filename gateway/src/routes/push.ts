@@ -107,13 +107,15 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
     return reply.code(200).header("idempotent-replayed", "true").send(campaignView(campaign));
   }
 
-  scope.post<{ Body: SendBody }>("/push/send", { schema: sendSchema }, async (request, reply) =>
-    send(request, reply, request.body, { type: "all" }),
+  scope.post<{ Body: SendBody }>(
+    "/push/send",
+    { schema: sendSchema, config: { minRole: "developer" } },
+    async (request, reply) => send(request, reply, request.body, { type: "all" }),
   );
 
   scope.post<{ Body: SendBody & { external_ids: string[] } }>(
     "/push/send-to-users",
-    { schema: sendToUsersSchema },
+    { schema: sendToUsersSchema, config: { minRole: "developer" } },
     async (request, reply) => {
       const { external_ids, ...body } = request.body;
       return send(request, reply, body, { type: "users", external_ids });
@@ -122,7 +124,7 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
 
   scope.post<{ Body: SendBody & { segment_id: string } }>(
     "/push/send-to-segment",
-    { schema: sendToSegmentSchema },
+    { schema: sendToSegmentSchema, config: { minRole: "developer" } },
     async (request, reply) => {
       const { segment_id, ...body } = request.body;
       return send(request, reply, body, { type: "segment", segment_id });

@@ -57,16 +57,24 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
     return found;
   }
 
-  scope.post<{ Body: CreateBody }>("/segments", { schema: createSegmentSchema }, async (request, reply) => {
-    const body = request.body;
-    const app = await apps.authorized(principalOf(request), body.app_id);
-    const { segment } = await devices.createSegment({ appId: app.id, name: body.name, rule: toSegmentRule(body.rule) });
-    return reply.code(201).send(segmentView(present(segment, "CreateSegment")));
-  });
+  scope.post<{ Body: CreateBody }>(
+    "/segments",
+    { schema: createSegmentSchema, config: { minRole: "developer" } },
+    async (request, reply) => {
+      const body = request.body;
+      const app = await apps.authorized(principalOf(request), body.app_id);
+      const { segment } = await devices.createSegment({
+        appId: app.id,
+        name: body.name,
+        rule: toSegmentRule(body.rule),
+      });
+      return reply.code(201).send(segmentView(present(segment, "CreateSegment")));
+    },
+  );
 
   scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
     "/segments",
-    { schema: listSegmentsSchema },
+    { schema: listSegmentsSchema, config: { minRole: "viewer" } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
@@ -76,13 +84,15 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
     },
   );
 
-  scope.get<{ Params: SegmentParams }>("/segments/:id", { schema: getSegmentSchema }, async (request) =>
-    segmentView(await authorizedSegment(request)),
+  scope.get<{ Params: SegmentParams }>(
+    "/segments/:id",
+    { schema: getSegmentSchema, config: { minRole: "viewer" } },
+    async (request) => segmentView(await authorizedSegment(request)),
   );
 
   scope.put<{ Params: SegmentParams; Body: UpdateBody }>(
     "/segments/:id",
-    { schema: updateSegmentSchema },
+    { schema: updateSegmentSchema, config: { minRole: "developer" } },
     async (request) => {
       const current = await authorizedSegment(request);
       const body = request.body;
@@ -95,9 +105,13 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
     },
   );
 
-  scope.delete<{ Params: SegmentParams }>("/segments/:id", { schema: deleteSegmentSchema }, async (request, reply) => {
-    const current = await authorizedSegment(request);
-    await devices.deleteSegment({ id: current.id });
-    return reply.code(204).send();
-  });
+  scope.delete<{ Params: SegmentParams }>(
+    "/segments/:id",
+    { schema: deleteSegmentSchema, config: { minRole: "developer" } },
+    async (request, reply) => {
+      const current = await authorizedSegment(request);
+      await devices.deleteSegment({ id: current.id });
+      return reply.code(204).send();
+    },
+  );
 }

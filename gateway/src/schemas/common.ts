@@ -81,7 +81,9 @@ export const errors = {
   401: errorResponse("Unauthorized: missing or invalid credentials.", {
     "WWW-Authenticate": { type: "string", description: "Bearer challenge." },
   }),
-  403: errorResponse("Forbidden: the credentials' organization or app scope does not permit this."),
+  403: errorResponse(
+    "Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this.",
+  ),
   404: errorResponse("NotFound: no such resource (an id that is not a UUID names none either)."),
   409: errorResponse("Conflict: the resource already exists or its state forbids the change."),
   413: errorResponse("PayloadTooLarge: the body exceeds the size limit."),

@@ -3,6 +3,10 @@ import { appSchema } from "./apps.js";
 import { campaignContentSchema, campaignSchema, campaignStatsSchema } from "./campaigns.js";
 import { errorSchema } from "./common.js";
 import { deviceSchema } from "./devices.js";
+import { acceptedInvitationSchema, createdInvitationSchema, invitationSchema } from "./invitations.js";
+import { meSchema, memberSchema, userSchema } from "./members.js";
+import { oauthClientSchema } from "./oauth-clients.js";
+import { orgSchema } from "./org.js";
 import {
   androidConfigSchema,
   androidInputSchema,
@@ -36,4 +40,12 @@ export const sharedSchemas = [
   campaignSchema,
   segmentRuleSchema,
   segmentSchema,
+  userSchema,
+  memberSchema,
+  meSchema,
+  orgSchema,
+  invitationSchema,
+  createdInvitationSchema,
+  acceptedInvitationSchema,
+  oauthClientSchema,
 ];
