@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // `npm run dev`: installs what is missing, starts the infrastructure when it is installed
-// but stopped, runs every Herald process, and prints the URLs and a working API key.
+// but stopped, runs every Herald process, and prints the URLs, a working API key and the
+// console's admin sign-in.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureConsoleBuilt } from "./console-build.mjs";
 import { ensureInfra } from "./infra.mjs";
 import { ensurePinnedNode } from "./pinned-node.mjs";
 import { loadDevEnv } from "./dev-env.mjs";
@@ -69,6 +71,8 @@ function prefixLines(stream, label, out) {
 async function main() {
   installIfNeeded();
   await ensurePinnedNode();
+  // The gateway serves console/dist at /console.
+  ensureConsoleBuilt();
   await ensureInfra();
   const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/herald";
   await ensureDatabase(databaseUrl);
@@ -135,10 +139,18 @@ Herald is running.
   APNs       ${providers.APNS_URL}${providers.APNS_URL === sim ? "  (simulated; set APNS_URL for Apple)" : ""}
   FCM        ${providers.FCM_URL}${providers.FCM_URL === sim ? "  (simulated; set FCM_URL for Google)" : ""}
   API key    ${secrets.HERALD_BOOTSTRAP_API_KEY}   (org-scoped; kept in .herald/dev.env)
+  Console    ${base}/console   admin ${consoleLogin(secrets)}
 
 Try:  curl -H "Authorization: Bearer ${secrets.HERALD_BOOTSTRAP_API_KEY}" ${base}/v1/apps
 Stop with Ctrl-C.
 `);
+}
+
+/** The console's sign-in line; a password that came from the user's own environment is never printed. */
+function consoleLogin(secrets) {
+  const fromEnv = Boolean(process.env.HERALD_BOOTSTRAP_ADMIN_PASSWORD);
+  const password = fromEnv ? "(from your environment)" : secrets.HERALD_BOOTSTRAP_ADMIN_PASSWORD;
+  return `${secrets.HERALD_BOOTSTRAP_ADMIN_EMAIL} / ${password}`;
 }
 
 main().catch((err) => {

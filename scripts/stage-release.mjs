@@ -30,6 +30,9 @@ function workspaces() {
   return out;
 }
 
+/** Built but not a dependency: the console's static files, served by the gateway (gateway/src/plugins/console.ts). */
+export const STATIC_WORKSPACES = ["console"];
+
 /** The entry workspace and every workspace its production dependencies reach. */
 export function productionWorkspaces() {
   const all = workspaces();
@@ -55,7 +58,7 @@ export function stageRelease(target, { build = true, preferOffline = false } = {
   for (const dir of workspaces().values()) {
     mkdirSync(path.join(target, dir), { recursive: true });
     cpSync(path.join(root, dir, "package.json"), path.join(target, dir, "package.json"));
-    if (!production.has(dir)) continue;
+    if (!production.has(dir) && !STATIC_WORKSPACES.includes(dir)) continue;
     const dist = path.join(root, dir, "dist");
     if (!existsSync(dist)) throw new Error(`${dir}/dist is missing: run npm run build`);
     cpSync(dist, path.join(target, dir, "dist"), {

@@ -1,0 +1,27 @@
+import { Alert, Button, Code, CopyButton, Group, Stack, Text } from "@mantine/core";
+
+/** A secret shown exactly once, with a copy button and a warning that it cannot be shown again. */
+export function SecretOnce({ label, value, what }: { label: string; value: string; what: string }) {
+  return (
+    <Stack gap="sm">
+      <Alert color="yellow" variant="light" title={`Copy the ${what} now`} role="status">
+        This is the only time it is shown. Herald stores a hash, not the {what}: if it is lost, create a new one.
+      </Alert>
+      <Text fw={600} size="sm">
+        {label}
+      </Text>
+      <Code block data-testid="secret-value" style={{ wordBreak: "break-all", whiteSpace: "pre-wrap" }}>
+        {value}
+      </Code>
+      <Group>
+        <CopyButton value={value}>
+          {({ copied, copy }) => (
+            <Button onClick={copy} color={copied ? "teal" : "blue"} aria-label={`Copy ${label}`}>
+              {copied ? "Copied" : "Copy"}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,44 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import type { App, Page } from "../api/types";
+import { useApi } from "../api/use-api";
+
+/** The organization's apps and the one the per-app pages (keys, devices, …) show. */
+interface CurrentApp {
+  apps: App[];
+  loading: boolean;
+  error: unknown;
+  reloadApps: () => void;
+  app: App | undefined;
+  selectApp: (id: string) => void;
+}
+
+const KEY = "herald.console.app";
+const Context = createContext<CurrentApp | undefined>(undefined);
+
+export function useCurrentApp(): CurrentApp {
+  const value = useContext(Context);
+  if (!value) throw new Error("useCurrentApp outside CurrentAppProvider");
+  return value;
+}
+
+export function CurrentAppProvider({ children }: { children: ReactNode }) {
+  const { data, loading, error, reload } = useApi<Page<App>>("/v1/apps?per_page=200");
+  const [selected, setSelected] = useState<string | null>(() => sessionStorage.getItem(KEY));
+  const apps = data?.data ?? [];
+  const app = apps.find((a) => a.id === selected) ?? apps[0];
+
+  const selectApp = useCallback((id: string) => {
+    sessionStorage.setItem(KEY, id);
+    setSelected(id);
+  }, []);
+
+  useEffect(() => {
+    if (app && app.id !== selected) setSelected(app.id);
+  }, [app, selected]);
+
+  const value = useMemo(
+    () => ({ apps, loading, error, reloadApps: reload, app, selectApp }),
+    [apps, loading, error, reload, app, selectApp],
+  );
+  return <Context.Provider value={value}>{children}</Context.Provider>;
+}

@@ -1,0 +1,83 @@
+import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { useState } from "react";
+import { api, errorMessage } from "../api/client";
+import type { App, Platform } from "../api/types";
+import { PLATFORM_OPTIONS } from "./platforms";
+
+interface AppFormProps {
+  /** The app to edit; a new one when undefined. */
+  app?: App;
+  opened: boolean;
+  onClose: () => void;
+  onSaved: (app: App) => void;
+}
+
+/** Create or edit an app: name, primary platform and bundle id, as POST/PUT /v1/apps take them. */
+export function AppForm({ app, opened, onClose, onSaved }: AppFormProps) {
+  const [error, setError] = useState<string>();
+  const form = useForm({
+    mode: "controlled",
+    initialValues: {
+      name: app?.name ?? "",
+      platform: (app?.platform ?? "ios") as Platform,
+      bundle_id: app?.bundle_id ?? "",
+    },
+    validate: {
+      name: (v) => (v.trim() ? null : "Give the app a name"),
+      bundle_id: (v) =>
+        /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/.test(v.trim())
+          ? null
+          : "Letters, digits, dots, dashes and underscores, starting with a letter or digit",
+    },
+  });
+
+  const submit = form.onSubmit(async (values) => {
+    setError(undefined);
+    const body = { name: values.name.trim(), platform: values.platform, bundle_id: values.bundle_id.trim() };
+    try {
+      const saved = app ? await api<App>("PUT", `/v1/apps/${app.id}`, body) : await api<App>("POST", "/v1/apps", body);
+      form.reset();
+      onSaved(saved);
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  });
+
+  return (
+    <Modal opened={opened} onClose={onClose} title={app ? `Edit ${app.name}` : "New app"} centered>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          <TextInput label="Name" required data-autofocus {...form.getInputProps("name")} />
+          <Select
+            label="Platform"
+            required
+            data={PLATFORM_OPTIONS}
+            allowDeselect={false}
+            {...form.getInputProps("platform")}
+          />
+          <TextInput
+            label="Bundle id"
+            description="iOS bundle id, Android package name, or any stable id for a web app"
+            required
+            placeholder="com.example.app"
+            {...form.getInputProps("bundle_id")}
+          />
+          {error && (
+            <div role="alert" style={{ color: "var(--mantine-color-red-8)" }}>
+              {error}
+            </div>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={form.submitting}>
+              {app ? "Save" : "Create app"}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

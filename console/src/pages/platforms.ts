@@ -1,0 +1,7 @@
+import type { Platform } from "../api/types";
+
+export const PLATFORM_LABELS: Record<Platform, string> = { ios: "iOS", android: "Android", web: "Web" };
+export const PLATFORM_OPTIONS = (Object.keys(PLATFORM_LABELS) as Platform[]).map((value) => ({
+  value,
+  label: PLATFORM_LABELS[value],
+}));

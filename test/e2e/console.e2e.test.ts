@@ -1,0 +1,310 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { SimAdminClient } from "@herald/provider-sim/admin-client";
+import { ensureConsoleBuilt } from "../../scripts/console-build.mjs";
+import { launchChromium, publicAddress, type Browser, type PublicAddress } from "../support/browser.js";
+import { makeApnsKey, makeServiceAccount } from "../support/credential-fixtures.js";
+import { mapLimit, waitForCampaign } from "../support/herald-client.js";
+import { restClient, startStack, type Stack } from "../support/stack.js";
+
+// The admin console in Chromium against the whole stack and the provider simulator: sign
+// in with the bootstrap admin through the OAuth code + PKCE flow, then what an operator
+// does on a first day, each step through the UI (devices through REST, as apps do).
+const SHOTS = path.resolve(import.meta.dirname, "../../test-results/console");
+const DEVICES = 12;
+const ADMIN_EMAIL = "admin@console-e2e.example";
+const ADMIN_PASSWORD = randomBytes(15)
+  .toString("base64")
+  .replace(/[^A-Za-z0-9]/g, "x")
+  .slice(0, 20);
+
+let stack: Stack;
+let address: PublicAddress;
+let browser: Browser;
+let page: Page;
+let sim: SimAdminClient;
+const cspViolations: string[] = [];
+const pageErrors: string[] = [];
+
+const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+
+/** Picks `option` in the Mantine Select labelled `label`, typing first when it is searchable. */
+async function choose(label: string, option: string, type?: string) {
+  // A required field's accessible name ends with Mantine's " *".
+  const input = page.getByRole("combobox", { name: new RegExp(`^${label.replace(/[()]/g, "\\$&")}( \\*)?$`) });
+  await input.click();
+  if (type) await input.fill(type);
+  await page.getByRole("option", { name: option, exact: true }).click();
+}
+
+async function openSection(name: string) {
+  await page.getByRole("navigation", { name: "Console sections" }).getByRole("link", { name, exact: true }).click();
+  await expect.poll(() => page.getByRole("heading", { level: 2, name, exact: true }).isVisible()).toBe(true);
+}
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  mkdirSync(SHOTS, { recursive: true });
+  address = await publicAddress();
+  stack = await startStack(inject("infra"), {
+    env: {
+      LOG_LEVEL: "info",
+      HERALD_BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
+      HERALD_BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    },
+    envFor: {
+      gateway: { HERALD_PUBLIC_URL: address.url },
+      campaign: { SCHEDULER_INTERVAL_MS: "200" },
+    },
+  });
+  address.forwardTo(stack.gatewayUrls[0]!);
+  sim = new SimAdminClient(stack.simAdminUrl);
+  browser = await launchChromium();
+  await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: address.url });
+  page = await browser.context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on("console", (m) => {
+    if (/Content[- ]Security[- ]Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await address?.close();
+});
+
+describe("console", () => {
+  let appId: string;
+  let apiKey: string;
+  let vapidPublicKey: string;
+
+  it("signs in with the bootstrap admin through the authorization code + PKCE flow", async () => {
+    await page.goto(`${address.url}/console`);
+    await page.getByLabel("Email").fill(ADMIN_EMAIL);
+    await page.getByLabel("Password").fill(ADMIN_PASSWORD);
+    await shot("01-sign-in");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${address.url}/console/apps`);
+    await expect.poll(() => page.getByRole("heading", { name: "Apps", level: 2 }).isVisible()).toBe(true);
+    const nav = page.getByRole("navigation", { name: "Console sections" });
+    for (const name of ["Apps", "API keys", "Devices", "Segments", "Campaigns", "Members"]) {
+      expect(await nav.getByRole("link", { name, exact: true }).isVisible(), name).toBe(true);
+    }
+    // Tokens live in sessionStorage, never in localStorage.
+    expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([]);
+    expect(await page.evaluate(() => sessionStorage.getItem("herald.console.tokens"))).toContain("accessToken");
+  });
+
+  it("creates an app with New app and a Name", async () => {
+    await page.getByRole("button", { name: "New app" }).click();
+    await page.getByLabel("Name").fill("Console web app");
+    await choose("Platform", "Web");
+    await page.getByLabel("Bundle id").fill("com.example.console");
+    await page.getByRole("button", { name: "Create app" }).click();
+    await page.waitForURL(/\/console\/apps\/[0-9a-f-]{36}$/);
+    appId = page.url().split("/").pop()!;
+    await expect.poll(() => page.getByRole("heading", { name: "Console web app", level: 2 }).isVisible()).toBe(true);
+  });
+
+  it("uploads APNs and FCM credentials as files, generates VAPID keys and shows fingerprints only", async () => {
+    const apns = makeApnsKey();
+    const ios = page.getByRole("region", { name: "APNs (iOS)" });
+    await ios.locator('input[type="file"]').setInputFiles({
+      name: `AuthKey_${apns.keyId}.p8`,
+      mimeType: "application/pkcs8",
+      buffer: Buffer.from(apns.p8),
+    });
+    await ios.getByLabel("Key id").fill(apns.keyId);
+    await ios.getByLabel("Team id").fill(apns.teamId);
+    await ios.getByRole("button", { name: "Upload APNs key" }).click();
+    await expect.poll(() => ios.getByTestId("fingerprint").textContent()).toMatch(/^[0-9a-f]{32}$/);
+
+    const account = makeServiceAccount();
+    const android = page.getByRole("region", { name: "FCM (Android)" });
+    await android.locator('input[type="file"]').setInputFiles({
+      name: "service-account.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(account.json),
+    });
+    await android.getByRole("button", { name: "Upload service account" }).click();
+    await expect.poll(() => android.getByTestId("fingerprint").textContent()).toMatch(/^[0-9a-f]{32}$/);
+
+    const web = page.getByRole("region", { name: "Web Push (VAPID)" });
+    await web.getByLabel("VAPID subject").fill("mailto:ops@example.com");
+    await web.getByRole("button", { name: "Generate VAPID keys" }).click();
+    await expect.poll(() => web.getByTestId("fingerprint").textContent()).toMatch(/^[0-9a-f]{32}$/);
+    await shot("02-credentials");
+
+    const html = await page.content();
+    expect(html).not.toContain("PRIVATE KEY");
+    expect(html).toContain(account.clientEmail);
+  });
+
+  it("creates an API key and shows its secret exactly once", async () => {
+    await openSection("API keys");
+    await page.getByRole("button", { name: "New API key" }).click();
+    await page.getByLabel("Name").fill("backend");
+    await choose("Scope", "The whole organization");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = page.getByTestId("secret-value");
+    await expect.poll(() => secret.textContent()).toMatch(/^hk_live_/);
+    apiKey = (await secret.textContent())!;
+    expect(await page.getByText("This is the only time it is shown").isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Copy Secret of backend" }).click();
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(apiKey);
+    await shot("03-api-key-once");
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    await expect.poll(() => page.getByRole("cell", { name: "backend", exact: true }).isVisible()).toBe(true);
+    expect(await page.content()).not.toContain(apiKey);
+    await page.reload();
+    await expect.poll(() => page.getByRole("cell", { name: "backend", exact: true }).isVisible()).toBe(true);
+    expect(await page.content()).not.toContain(apiKey);
+  });
+
+  it("lists and filters devices registered through REST with that key", async () => {
+    const api = restClient(address.url, apiKey);
+    const configs = await api("GET", `/v1/apps/${appId}/platform-config`);
+    expect(configs.status, configs.text).toBe(200);
+    vapidPublicKey = configs.body.web.vapid_public_key;
+    const subs = await sim.createWebPushSubscriptions(vapidPublicKey, DEVICES);
+    await mapLimit(subs, 8, async (sub, i) => {
+      const res = await api("POST", "/v1/devices/register", {
+        app_id: appId,
+        push_token: JSON.stringify(sub.subscription),
+        platform: "web",
+        language: i % 2 ? "de" : "en",
+        external_id: `user-${i}`,
+        tags: i % 3 === 0 ? ["vip"] : [],
+      });
+      expect(res.status, res.text).toBe(200);
+    });
+    await openSection("Devices");
+    await expect.poll(() => page.getByText(`${DEVICES} in total`).isVisible()).toBe(true);
+    await page.getByLabel("External id").fill("user-11");
+    await expect.poll(() => page.getByText("1 in total").isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await page.getByLabel("Language").fill("de");
+    await expect.poll(() => page.getByText(`${DEVICES / 2} in total`).isVisible()).toBe(true);
+    await shot("04-devices");
+    await page.getByRole("button", { name: "Clear filters" }).click();
+  });
+
+  it("builds a segment with a live count", async () => {
+    await openSection("Segments");
+    await page.getByRole("button", { name: "New segment" }).click();
+    await page.getByLabel("Name").fill("VIPs");
+    const tags = page.getByRole("combobox", { name: "Has any of these tags" });
+    await tags.fill("vip");
+    await tags.press("Enter");
+    await expect.poll(() => page.getByTestId("segment-preview").textContent()).toContain("4 devices match now");
+    await shot("05-segment-builder");
+    await page.getByRole("button", { name: "Save segment" }).click();
+    await expect.poll(() => page.getByRole("cell", { name: "VIPs", exact: true }).isVisible()).toBe(true);
+  });
+
+  it("composes a localized campaign, sends it to the simulator and watches it complete on the chart", async () => {
+    const marker = randomUUID();
+    await openSection("Campaigns");
+    await page.getByRole("button", { name: "New campaign" }).click();
+    await page.getByLabel("Campaign name").fill("Console launch");
+    await page.getByLabel("Title (en)").fill("Hello");
+    await page.getByLabel("Message (en)").fill("From the console");
+    await choose("Add a language", "German (de)", "Germ");
+    await page.getByLabel("Title (de)").fill("Hallo");
+    await page.getByLabel("Message (de)").fill("Aus der Konsole");
+    await page.getByRole("button", { name: "Add data" }).click();
+    await page.getByLabel("Key 1").fill("marker");
+    await page.getByLabel("Value 1").fill(marker);
+    await choose("Priority", "High (may wake the device)");
+    await shot("06-composer");
+    await page.getByRole("button", { name: "Send now" }).click();
+    await page.waitForURL(/\/console\/campaigns\/[0-9a-f-]{36}$/);
+    await expect.poll(() => page.getByTestId("campaign-status").textContent(), { timeout: 60_000 }).toBe("completed");
+    await expect.poll(() => page.getByTestId("stat-delivered").textContent()).toBe(String(DEVICES));
+    const chart = page.getByTestId("delivery-chart");
+    await expect.poll(() => chart.locator(".recharts-area").count()).toBeGreaterThan(0);
+    await shot("07-campaign-completed");
+
+    const deliveries = (await sim.allDeliveries({ platform: "webpush" })).map((d) => JSON.parse(d.payload));
+    const ours = deliveries.filter((p) => p.data?.marker === marker);
+    expect(ours).toHaveLength(DEVICES);
+    expect(ours.filter((p) => p.title === "Hallo")).toHaveLength(DEVICES / 2);
+  });
+
+  it("schedules a campaign in a chosen time zone and cancels it", async () => {
+    await openSection("Campaigns");
+    await page.getByRole("button", { name: "New campaign" }).click();
+    await page.getByLabel("Campaign name").fill("Tomorrow in Berlin");
+    await page.getByLabel("Title (en)").fill("Later");
+    await page.getByRole("radio", { name: "Schedule" }).check();
+    const day = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel("Delivery time").fill(`${day}T09:30`);
+    await choose("Time zone", "Europe/Berlin", "Europe/Berl");
+    await page.getByRole("button", { name: "Schedule campaign" }).click();
+    await page.waitForURL(/\/console\/campaigns\/[0-9a-f-]{36}$/);
+    const id = page.url().split("/").pop()!;
+    await expect.poll(() => page.getByTestId("campaign-status").textContent()).toBe("scheduled");
+    const scheduled = await restClient(address.url, apiKey)("GET", `/v1/campaigns/${id}`);
+    const berlin = new Intl.DateTimeFormat("en-GB", {
+      timeZone: "Europe/Berlin",
+      dateStyle: "short",
+      timeStyle: "short",
+    }).format(new Date(scheduled.body.scheduled_at));
+    expect(berlin).toBe(`${day.split("-").reverse().join("/")}, 09:30`);
+
+    await page.getByRole("button", { name: "Cancel campaign" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Cancel campaign" }).click();
+    await expect.poll(() => page.getByTestId("campaign-status").textContent()).toBe("cancelled");
+    expect((await waitForCampaign(restClient(address.url, apiKey), id, ["cancelled"])).status).toBe("cancelled");
+
+    await openSection("Campaigns");
+    await choose("Status", "cancelled");
+    await expect.poll(() => page.getByRole("link", { name: "Tomorrow in Berlin" }).isVisible()).toBe(true);
+    expect(await page.getByRole("link", { name: "Console launch" }).count()).toBe(0);
+    await shot("08-campaigns-cancelled");
+  });
+
+  it("invites a member and shows the invitation link once", async () => {
+    await openSection("Members");
+    await expect.poll(() => page.getByRole("cell", { name: `${ADMIN_EMAIL} (you)` }).isVisible()).toBe(true);
+    await page.getByRole("button", { name: "Invite member" }).click();
+    await page.getByLabel("Email").fill("grace@console-e2e.example");
+    await choose("Role", "developer");
+    await page.getByRole("button", { name: "Create invitation" }).click();
+    const link = page.getByTestId("secret-value");
+    await expect.poll(() => link.textContent()).toContain("/invitations/accept?token=");
+    await shot("09-invitation-link");
+    await page.getByRole("button", { name: "Done" }).click();
+    await expect
+      .poll(() => page.getByRole("cell", { name: "grace@console-e2e.example", exact: true }).isVisible())
+      .toBe(true);
+  });
+
+  it("is usable at phone width and signs out", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const nav = page.getByRole("navigation", { name: "Console sections" });
+    const navRight = async () => ((b) => (b ? b.x + b.width : 0))(await nav.boundingBox());
+    await expect.poll(navRight).toBeLessThanOrEqual(0);
+    await page.getByRole("button", { name: "Open navigation" }).click();
+    await expect.poll(navRight).toBeGreaterThan(300);
+    await shot("10-phone-navigation");
+    await nav.getByRole("link", { name: "Campaigns" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 2, name: "Campaigns" }).isVisible()).toBe(true);
+    await expect.poll(navRight).toBeLessThanOrEqual(0);
+    await shot("11-phone-campaigns");
+    await page.getByRole("button", { name: /^Account/ }).click();
+    await page.getByRole("menuitem", { name: "Sign out" }).click();
+    await expect.poll(() => page.getByText("You are signed out.").isVisible()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem("herald.console.tokens"))).toBeNull();
+  });
+
+  it("ran under the strict CSP without violations or page errors", () => {
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
