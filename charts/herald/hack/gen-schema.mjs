@@ -193,10 +193,15 @@ const configs = {
     jwtIssuer: strOrNull({ description: "HERALD_JWT_ISSUER" }),
     jwtJwksUrl: strOrNull({ pattern: "^(|https?://\\S+)$", description: "HERALD_JWT_JWKS_URL" }),
     jwtAudience: strOrNull({ description: "HERALD_JWT_AUDIENCE" }),
+    publicUrl: strOrNull({ pattern: "^(|https?://[^/\\s]+)$", description: "HERALD_PUBLIC_URL" }),
+    trustProxy: { anyOf: [{ type: "null" }, bool], description: "HERALD_TRUST_PROXY" },
+    accessTokenTtlSeconds: intOrNull(60, 3600, "HERALD_ACCESS_TOKEN_TTL_SECONDS"),
   },
   credential: {
     dbSchema,
     defaultRateLimit: intOrNull(1, 1000000, "HERALD_DEFAULT_RATE_LIMIT"),
+    signingKeyRotationDays: intOrNull(1, 3650, "HERALD_SIGNING_KEY_ROTATION_DAYS"),
+    signingKeyRetentionHours: intOrNull(2, 8760, "HERALD_SIGNING_KEY_RETENTION_HOURS"),
   },
   deviceRegistry: { dbSchema },
   campaign: {
@@ -310,6 +315,13 @@ const schema = {
     bootstrapApiKey: obj({
       enabled: bool,
       value: str({ pattern: "^(|hk_live_[A-Za-z0-9]{32,256})$" }),
+      existingSecret: str(),
+      existingSecretKey: str({ minLength: 1 }),
+    }),
+    bootstrapAdmin: obj({
+      enabled: bool,
+      email: str({ pattern: "^[^@\\s]+@[^@\\s]+$" }),
+      password: str({ maxLength: 256 }),
       existingSecret: str(),
       existingSecretKey: str({ minLength: 1 }),
     }),

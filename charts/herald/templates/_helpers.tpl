@@ -169,9 +169,14 @@ gateway:
   jwtIssuer: HERALD_JWT_ISSUER
   jwtJwksUrl: HERALD_JWT_JWKS_URL
   jwtAudience: HERALD_JWT_AUDIENCE
+  publicUrl: HERALD_PUBLIC_URL
+  trustProxy: HERALD_TRUST_PROXY
+  accessTokenTtlSeconds: HERALD_ACCESS_TOKEN_TTL_SECONDS
 credential:
   dbSchema: DB_SCHEMA
   defaultRateLimit: HERALD_DEFAULT_RATE_LIMIT
+  signingKeyRotationDays: HERALD_SIGNING_KEY_ROTATION_DAYS
+  signingKeyRetentionHours: HERALD_SIGNING_KEY_RETENTION_HOURS
 deviceRegistry:
   dbSchema: DB_SCHEMA
 campaign:
@@ -417,7 +422,26 @@ key: {{ include "herald.infraEnvName" . }}
 {{- if $ns -}}{{- printf "%s_%s" $ns .name -}}{{- else -}}{{- .name -}}{{- end -}}
 {{- end -}}
 
-{{/* Secrets of the credential service. .which is masterKey or bootstrapApiKey. */}}
+{{/*
+Where browsers reach the gateway (HERALD_PUBLIC_URL: the OAuth issuer, the sign-in page and
+the console): components.gateway.config.publicUrl when set, else the first ingress host
+(https when a tls entry lists it), else http://127.0.0.1:<port> for `kubectl port-forward`.
+*/}}
+{{- define "herald.publicUrl" -}}
+{{- $gw := .Values.components.gateway -}}
+{{- if include "herald.isSet" $gw.config.publicUrl -}}
+{{- $gw.config.publicUrl -}}
+{{- else if and .Values.ingress.enabled .Values.ingress.hosts -}}
+{{- $host := (first .Values.ingress.hosts).host -}}
+{{- $tls := false -}}
+{{- range .Values.ingress.tls -}}{{- if has $host (.hosts | default list) -}}{{- $tls = true -}}{{- end -}}{{- end -}}
+{{- printf "%s://%s" (ternary "https" "http" $tls) $host -}}
+{{- else -}}
+{{- printf "http://127.0.0.1:%v" $gw.port -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Secrets of the credential service. .which is masterKey, bootstrapApiKey or bootstrapAdmin. */}}
 {{- define "herald.keySecretRef" -}}
 {{- $cfg := get .root.Values .which -}}
 {{- if $cfg.existingSecret -}}
@@ -457,6 +481,13 @@ env. PORT/ADMIN_PORT and the secrets are set in the container itself.
 {{- $_ := set $data "HERALD_WEBPUSH_ALLOWED_HOSTS" (include "herald.envValue" $wp.allowedHosts) -}}
 {{- end -}}
 {{- end -}}
+{{- if eq $c.key "gateway" -}}
+{{- $_ := set $data "HERALD_PUBLIC_URL" (include "herald.publicUrl" $root) -}}
+{{- $_ := set $data "HERALD_TRUST_PROXY" (ternary "true" "false" (eq (toString $root.Values.ingress.enabled) "true")) -}}
+{{- end -}}
+{{- if and (eq $c.key "credential") $root.Values.bootstrapAdmin.enabled -}}
+{{- $_ := set $data "HERALD_BOOTSTRAP_ADMIN_EMAIL" (toString $root.Values.bootstrapAdmin.email) -}}
+{{- end -}}
 {{- $names := get (include "herald.configEnvNames" $root | fromYaml) $c.key | default dict -}}
 {{- range $k, $v := $c.config -}}
 {{- $envName := get $names $k -}}
@@ -478,7 +509,7 @@ env. PORT/ADMIN_PORT and the secrets are set in the container itself.
 
 {{/* Input of the checksum/secret pod annotation: every value the Secrets are made of. */}}
 {{- define "herald.secretChecksumInput" -}}
-{{- toJson (dict "postgresql" .Values.postgresql "nats" .Values.nats "redis" .Values.redis "masterKey" .Values.masterKey "bootstrapApiKey" .Values.bootstrapApiKey "devInfra" .Values.devInfra "fullname" (include "herald.fullname" .)) -}}
+{{- toJson (dict "postgresql" .Values.postgresql "nats" .Values.nats "redis" .Values.redis "masterKey" .Values.masterKey "bootstrapApiKey" .Values.bootstrapApiKey "bootstrapAdmin" .Values.bootstrapAdmin "devInfra" .Values.devInfra "fullname" (include "herald.fullname" .)) -}}
 {{- end -}}
 
 {{/* The name of the port that serves /healthz, /readyz and /metrics. */}}

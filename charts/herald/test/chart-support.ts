@@ -155,6 +155,7 @@ export const VALUE_SETS: Record<string, ValueSet> = {
       REDIS_URL: { ...PROD_INFRA, key: "REDIS_URL" },
       HERALD_MASTER_KEY: { ...PROD_KEYS, key: "HERALD_MASTER_KEY" },
       HERALD_BOOTSTRAP_API_KEY: { ...PROD_KEYS, key: "HERALD_BOOTSTRAP_API_KEY" },
+      HERALD_BOOTSTRAP_ADMIN_PASSWORD: { ...PROD_KEYS, key: "HERALD_BOOTSTRAP_ADMIN_PASSWORD" },
     },
     natsNamespace: "",
     natsMonitoringEndpoint: "nats-headless.nats.svc.cluster.local:8222",
@@ -206,6 +207,7 @@ export const VALUE_SETS: Record<string, ValueSet> = {
       redis: { existingSecret: "acme-redis", existingSecretKey: "connection" },
       masterKey: { existingSecret: "acme-master", existingSecretKey: "key" },
       bootstrapApiKey: { enabled: true, existingSecret: "acme-bootstrap", existingSecretKey: "token" },
+      bootstrapAdmin: { enabled: true, existingSecret: "acme-bootstrap", existingSecretKey: "admin-password" },
     },
     existingSecrets: {
       DATABASE_URL: { name: "acme-pg", key: "uri" },
@@ -213,6 +215,7 @@ export const VALUE_SETS: Record<string, ValueSet> = {
       REDIS_URL: { name: "acme-redis", key: "connection" },
       HERALD_MASTER_KEY: { name: "acme-master", key: "key" },
       HERALD_BOOTSTRAP_API_KEY: { name: "acme-bootstrap", key: "token" },
+      HERALD_BOOTSTRAP_ADMIN_PASSWORD: { name: "acme-bootstrap", key: "admin-password" },
     },
     natsNamespace: "",
     natsMonitoringEndpoint: "",

@@ -1041,14 +1041,19 @@ describe("NetworkPolicies", () => {
 });
 
 describe("generated secrets", () => {
-  it("the master key is 32 random bytes, the bootstrap key an hk_live_ key, and their Secret survives uninstall", () => {
+  it("the master key is 32 random bytes, the bootstrap key an hk_live_ key, the admin password 24 letters and digits, and their Secret survives uninstall", () => {
     const objs = objectsOf("defaults");
     const keys = byName(objs, "Secret", "herald-keys")!;
     expect(keys.metadata.annotations?.["helm.sh/resource-policy"]).toBe("keep");
     const data = Object.fromEntries(
       Object.entries(keys.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, "base64").toString()]),
     );
-    expect(Object.keys(data).sort()).toEqual(["HERALD_BOOTSTRAP_API_KEY", "HERALD_MASTER_KEY"]);
+    expect(Object.keys(data).sort()).toEqual([
+      "HERALD_BOOTSTRAP_ADMIN_PASSWORD",
+      "HERALD_BOOTSTRAP_API_KEY",
+      "HERALD_MASTER_KEY",
+    ]);
+    expect(data.HERALD_BOOTSTRAP_ADMIN_PASSWORD).toMatch(/^[A-Za-z0-9]{24}$/);
     expect(Buffer.from(data.HERALD_MASTER_KEY!, "base64")).toHaveLength(32);
     expect(data.HERALD_MASTER_KEY).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     expect(data.HERALD_BOOTSTRAP_API_KEY).toMatch(/^hk_live_[A-Za-z0-9]{32,256}$/);
@@ -1067,10 +1072,12 @@ describe("generated secrets", () => {
     for (const set of ["existing-secrets", "production-ha"]) {
       expect(ofKind(objectsOf(set), "Secret"), set).toEqual([]);
     }
-    const off = await render({ values: { bootstrapApiKey: { enabled: false } } });
+    const off = await render({ values: { bootstrapApiKey: { enabled: false }, bootstrapAdmin: { enabled: false } } });
     expect(Object.keys(byName(off, "Secret", "herald-keys")!.data)).toEqual(["HERALD_MASTER_KEY"]);
     const credential = heraldDeployments(off).find((d) => roleOf(d) === "credential")!;
     expect(containerEnv(off, mainContainer(credential)).has("HERALD_BOOTSTRAP_API_KEY")).toBe(false);
+    expect(containerEnv(off, mainContainer(credential)).has("HERALD_BOOTSTRAP_ADMIN_PASSWORD")).toBe(false);
+    expect(containerEnv(off, mainContainer(credential)).has("HERALD_BOOTSTRAP_ADMIN_EMAIL")).toBe(false);
   });
 });
 
