@@ -46,12 +46,12 @@ describe("audiencePageQuery", () => {
 
   it("without a platform, merges the three per-platform walks in id order", () => {
     const q = audiencePageQuery({ appId: APP, target: { kind: "all" } }, AFTER, 10);
-    const walk = (n: number, platform: string) =>
+    const walk = (n: number) =>
       `(${COLUMNS} WHERE app_id = $${n}::uuid AND opted_in AND NOT invalid AND platform = $${n + 1} ` +
       `AND id > $${n + 2}::uuid ORDER BY id LIMIT $${n + 3})`;
     expect(q.text).toBe(
-      `SELECT id, platform, push_token, language FROM (${walk(1, "ios")} UNION ALL ${walk(5, "android")} ` +
-        `UNION ALL ${walk(9, "web")}) AS page ORDER BY id LIMIT $13`,
+      `SELECT id, platform, push_token, language FROM (${walk(1)} UNION ALL ${walk(5)} ` +
+        `UNION ALL ${walk(9)}) AS page ORDER BY id LIMIT $13`,
     );
     expect(q.values).toEqual([APP, "ios", AFTER, 10, APP, "android", AFTER, 10, APP, "web", AFTER, 10, 10]);
   });
