@@ -133,6 +133,10 @@ describe("targetView", () => {
       segment_id: SEGMENT_ID,
     });
     expect(target({ target: { case: "all", value: {} } })).toEqual({ type: "all" });
+    expect(target({ target: { case: "deviceIds", value: { deviceIds: [SEGMENT_ID] } } })).toEqual({
+      type: "devices",
+      device_ids: [SEGMENT_ID],
+    });
   });
 });
 

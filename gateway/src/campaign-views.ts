@@ -33,6 +33,12 @@ export function campaignStatusName(s: CampaignStatus): CampaignStatusName {
   return name;
 }
 
+const STATUS_BY_NAME = Object.fromEntries(
+  Object.entries(STATUS_NAMES).map(([status, name]) => [name, Number(status)]),
+) as Record<CampaignStatusName, CampaignStatus>;
+
+export const campaignStatusFromName = (name: CampaignStatusName): CampaignStatus => STATUS_BY_NAME[name];
+
 /** The service stores "normal" for an unspecified priority; show it that way. */
 export const priorityName = (p: Priority): PriorityName => (p === Priority.HIGH ? "high" : "normal");
 export const priorityFromName = (name: PriorityName): Priority => (name === "high" ? Priority.HIGH : Priority.NORMAL);
@@ -63,7 +69,8 @@ export function campaignStatsView(campaignId: string, stats: CampaignStats | und
 export type TargetJson =
   | { type: "all" }
   | { type: "users"; external_ids_count: number }
-  | { type: "segment"; segment_id: string };
+  | { type: "segment"; segment_id: string }
+  | { type: "devices"; device_ids: string[] };
 
 export function targetView(target: CampaignTarget | undefined): TargetJson {
   const t = target?.target;
@@ -74,6 +81,8 @@ export function targetView(target: CampaignTarget | undefined): TargetJson {
       return { type: "users", external_ids_count: t.value.externalIds.length };
     case "segment":
       return { type: "segment", segment_id: t.value.segmentId };
+    case "deviceIds":
+      return { type: "devices", device_ids: t.value.deviceIds };
     default:
       throw new Error("campaign without a target");
   }

@@ -7,8 +7,9 @@ import { errors } from "./schemas/common.js";
  * What a signed-in member may do, declared once per route and checked in one hook:
  * owner (members, invitations, the organization) ⊃ admin (apps, platform configs, API
  * keys, OAuth clients) ⊃ developer (devices, segments, campaigns, sends, imports) ⊃
- * viewer (every GET). API keys have no role: they keep the rights of their scope
- * (authorize.ts), except on the routes marked `sessionOnly`.
+ * viewer (every GET, and the one read that takes a body: POST /v1/segments/preview).
+ * API keys have no role: they keep the rights of their scope (authorize.ts), except on
+ * the routes marked `sessionOnly`.
  */
 
 declare module "fastify" {

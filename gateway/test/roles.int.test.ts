@@ -26,7 +26,7 @@ interface Operation {
 
 /** The roles of docs/architecture.md §Roles, by method and path, to check each route's declaration against. */
 function policyRole(method: string, path: string): Role {
-  if (method === "GET") return "viewer";
+  if (method === "GET" || `${method} ${path}` === "POST /v1/segments/preview") return "viewer";
   if (/^\/v1\/(org|members|invitations)(\/|$)/.test(path)) return "owner";
   if (/^\/v1\/(apps|oauth-clients)(\/|$)/.test(path)) return "admin";
   return "developer";
@@ -141,9 +141,11 @@ function validBody(op: Operation): unknown {
     registerDevice: { app_id, push_token: apnsToken(), platform: "ios" },
     createSegment: { app_id, name: "extra", rule: { tags_any: ["x"] } },
     updateSegment: { name: "renamed" },
+    previewSegment: { app_id, rule: { tags_any: ["beta"] } },
     send: { app_id, name: "now", contents },
     sendToUsers: { app_id, name: "now", contents, external_ids: ["u1"] },
     sendToSegment: { app_id, name: "now", contents, segment_id: fixtures.segments },
+    sendToDevices: { app_id, name: "now", contents, device_ids: [fixtures.devices] },
     updateOrg: { name: "Renamed" },
     updateMember: { role: "owner" },
     createInvitation: { email: `x-${randomUUID().slice(0, 8)}@example.com`, role: "owner" },

@@ -128,7 +128,11 @@ export interface Campaign {
   updated_at: string;
   contents: Record<string, { title: string | null; body: string | null }>;
   data: Record<string, unknown> | null;
-  target: { type: "all" } | { type: "users"; external_ids_count: number } | { type: "segment"; segment_id: string };
+  target:
+    | { type: "all" }
+    | { type: "users"; external_ids_count: number }
+    | { type: "segment"; segment_id: string }
+    | { type: "devices"; device_ids: string[] };
   ttl: number;
   priority: "normal" | "high";
   collapse_id: string | null;

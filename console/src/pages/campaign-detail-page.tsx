@@ -92,7 +92,9 @@ export default function CampaignDetailPage({ id }: { id: string }) {
                 ? "All devices"
                 : c.target.type === "users"
                   ? `${c.target.external_ids_count} external ids`
-                  : `Segment ${c.target.segment_id}`}
+                  : c.target.type === "devices"
+                    ? `Devices ${c.target.device_ids.join(", ")}`
+                    : `Segment ${c.target.segment_id}`}
             </Row>
             <Row label="Scheduled">{formatTime(c.scheduled_at)}</Row>
             <Row label="Started">{formatTime(c.sent_at)}</Row>

@@ -1,6 +1,6 @@
 import { Anchor, Button, Group, Progress, Select, Table, Text } from "@mantine/core";
-import { useEffect, useMemo, useState } from "react";
-import { api, query } from "../api/client";
+import { useEffect, useState } from "react";
+import { query } from "../api/client";
 import type { Campaign, CampaignStatus, Page } from "../api/types";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
@@ -14,59 +14,21 @@ import { linkProps, navigate } from "../routing";
 import { isRunning, STATUSES, StatusBadge } from "./campaign-status";
 
 const PER_PAGE = 20;
-/** GET /v1/campaigns has no status parameter: a status filter looks at this many of the newest. */
-const FILTER_SCAN = 1_000;
 
 export function CampaignsPage() {
   const { me } = useSession();
   const { app, noApps } = useRequiredApp();
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<CampaignStatus | "">("");
+  // The API filters by status and counts; the list polls while campaigns progress.
   const list = useApi<Page<Campaign>>(
-    app && !status ? `/v1/campaigns${query({ app_id: app.id, page, per_page: PER_PAGE })}` : null,
+    app ? `/v1/campaigns${query({ app_id: app.id, status, page, per_page: PER_PAGE })}` : null,
     5_000,
   );
-  const [scanned, setScanned] = useState<{ campaigns: Campaign[]; error?: unknown }>();
-
-  // A status filter re-reads the newest campaigns every few seconds, as the list polls.
-  useEffect(() => {
-    if (!app || !status) return setScanned(undefined);
-    let stop = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const scan = async () => {
-      const all: Campaign[] = [];
-      for (let p = 1; all.length < FILTER_SCAN; p++) {
-        const res = await api<Page<Campaign>>(
-          "GET",
-          `/v1/campaigns${query({ app_id: app.id, page: p, per_page: 200 })}`,
-        );
-        all.push(...res.data);
-        if (res.data.length < 200) break;
-      }
-      return all;
-    };
-    const round = () =>
-      scan()
-        .then(
-          (campaigns) => !stop && setScanned({ campaigns }),
-          (error: unknown) => !stop && setScanned({ campaigns: [], error }),
-        )
-        .finally(() => {
-          if (!stop) timer = setTimeout(round, 5_000);
-        });
-    void round();
-    return () => {
-      stop = true;
-      clearTimeout(timer);
-    };
-  }, [app, status]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: another status or app starts at page 1
   useEffect(() => setPage(1), [status, app]);
-  const filtered = useMemo(() => scanned?.campaigns.filter((c) => c.status === status) ?? [], [scanned, status]);
-  const rows = status ? filtered.slice((page - 1) * PER_PAGE, page * PER_PAGE) : (list.data?.data ?? []);
-  const total = status ? filtered.length : (list.data?.total ?? 0);
-  const ready = status ? scanned !== undefined : list.data !== undefined;
+  const rows = list.data?.data ?? [];
 
   if (noApps) return <NoApp />;
   return (
@@ -84,9 +46,9 @@ export function CampaignsPage() {
           w={200}
         />
       </Group>
-      <ErrorAlert error={status ? scanned?.error : list.error} />
-      {!ready ? (
-        <Loading />
+      <ErrorAlert error={list.error} />
+      {list.data === undefined ? (
+        !list.error && <Loading />
       ) : rows.length === 0 ? (
         <Text role="status">{status ? `No ${status} campaigns.` : "No campaigns yet."}</Text>
       ) : (
@@ -121,7 +83,7 @@ export function CampaignsPage() {
           </Table>
         </Table.ScrollContainer>
       )}
-      {ready && <Pager page={page} perPage={PER_PAGE} total={total} onChange={setPage} />}
+      {list.data && <Pager page={page} perPage={PER_PAGE} total={list.data.total} onChange={setPage} />}
     </>
   );
 }

@@ -1,4 +1,4 @@
-import type { Device, Platform } from "../api/types";
+import type { Platform } from "../api/types";
 
 export interface DeviceFilters {
   externalId: string;
@@ -12,15 +12,15 @@ export const NO_FILTERS: DeviceFilters = { externalId: "", platform: "", languag
 
 export const filtersActive = (f: DeviceFilters) => Object.values(f).some((v) => v !== "");
 
-const yesNo = (want: "" | "yes" | "no", value: boolean) => want === "" || (want === "yes") === value;
+const yesNo = (v: "" | "yes" | "no") => (v === "" ? undefined : v === "yes");
 
-export function matchesFilters(d: Device, f: DeviceFilters): boolean {
-  const search = f.externalId.trim().toLowerCase();
-  return (
-    (!search || (d.external_id ?? "").toLowerCase().includes(search)) &&
-    (!f.platform || d.platform === f.platform) &&
-    (!f.language.trim() || (d.language ?? "").toLowerCase() === f.language.trim().toLowerCase()) &&
-    yesNo(f.optedIn, d.opted_in) &&
-    yesNo(f.invalid, d.invalid)
-  );
+/** The filters as GET /v1/devices query parameters; the API filters and counts. */
+export function filterParams(f: DeviceFilters): Record<string, string | boolean | undefined> {
+  return {
+    external_id: f.externalId.trim(),
+    platform: f.platform,
+    language: f.language.trim(),
+    opted_in: yesNo(f.optedIn),
+    invalid: yesNo(f.invalid),
+  };
 }

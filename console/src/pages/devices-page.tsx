@@ -1,7 +1,6 @@
-import { Alert, Badge, Button, Group, Select, SimpleGrid, Table, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Group, Select, SimpleGrid, Table, Text, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useEffect, useMemo, useState } from "react";
-import { scanDevices, DEVICE_SCAN_LIMIT } from "../api/all-devices";
+import { useEffect, useState } from "react";
 import { api, query } from "../api/client";
 import type { Device, Page } from "../api/types";
 import { useApi } from "../api/use-api";
@@ -13,7 +12,7 @@ import { formatTime, PageHeader } from "../components/page-header";
 import { Pager } from "../components/pager";
 import { useRequiredApp } from "../layout/app-picker";
 import { canSend } from "../roles";
-import { filtersActive, matchesFilters, NO_FILTERS, type DeviceFilters } from "./device-filters";
+import { filterParams, filtersActive, NO_FILTERS, type DeviceFilters } from "./device-filters";
 import { PLATFORM_LABELS, PLATFORM_OPTIONS } from "./platforms";
 
 const PER_PAGE = 50;
@@ -29,39 +28,17 @@ export function DevicesPage() {
   const [filters, setFilters] = useState<DeviceFilters>(NO_FILTERS);
   const [debounced] = useDebouncedValue(filters, 250);
   const [page, setPage] = useState(1);
-  const [version, setVersion] = useState(0);
   const filtering = filtersActive(debounced);
 
-  // Without filters the API pages; with filters the browser filters a scan of the app's devices.
-  const paged = useApi<Page<Device>>(
-    app && !filtering ? `/v1/devices${query({ app_id: app.id, page, per_page: PER_PAGE })}` : null,
+  // The API filters, pages and counts; the console only passes the filters on.
+  const list = useApi<Page<Device>>(
+    app ? `/v1/devices${query({ app_id: app.id, page, per_page: PER_PAGE, ...filterParams(debounced) })}` : null,
   );
-  const [scan, setScan] = useState<{ devices: Device[]; total: number; error?: unknown }>();
-  // biome-ignore lint/correctness/useExhaustiveDependencies: version scans again after a change
-  useEffect(() => {
-    if (!app || !filtering) return setScan(undefined);
-    const abort = new AbortController();
-    scanDevices(app.id, abort.signal).then(
-      (s) => !abort.signal.aborted && setScan(s),
-      (error: unknown) => !abort.signal.aborted && setScan({ devices: [], total: 0, error }),
-    );
-    return () => abort.abort();
-  }, [app, filtering, version]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: other filters or another app start at page 1
   useEffect(() => setPage(1), [debounced, app]);
 
-  const matches = useMemo(
-    () => (scan ? scan.devices.filter((d) => matchesFilters(d, debounced)) : []),
-    [scan, debounced],
-  );
-  const rows = filtering ? matches.slice((page - 1) * PER_PAGE, page * PER_PAGE) : (paged.data?.data ?? []);
-  const total = filtering ? matches.length : (paged.data?.total ?? 0);
-  const ready = filtering ? scan !== undefined : paged.data !== undefined;
-  const refresh = () => {
-    setVersion((v) => v + 1);
-    paged.reload();
-  };
+  const rows = list.data?.data ?? [];
   const set = <K extends keyof DeviceFilters>(k: K, v: DeviceFilters[K]) => setFilters((f) => ({ ...f, [k]: v }));
 
   if (noApps) return <NoApp />;
@@ -77,7 +54,7 @@ export function DevicesPage() {
       <SimpleGrid cols={{ base: 1, xs: 2, md: 5 }} mb="md" role="search" aria-label="Filter devices">
         <TextInput
           label="External id"
-          placeholder="Search"
+          placeholder="Exact id"
           type="search"
           value={filters.externalId}
           onChange={(e) => set("externalId", e.currentTarget.value)}
@@ -110,20 +87,15 @@ export function DevicesPage() {
           allowDeselect={false}
         />
       </SimpleGrid>
-      <ErrorAlert error={filtering ? scan?.error : paged.error} />
-      {filtering && scan && scan.total > scan.devices.length && (
-        <Alert color="yellow" variant="light" mb="sm">
-          Filters apply to the first {DEVICE_SCAN_LIMIT.toLocaleString()} of {scan.total.toLocaleString()} devices.
-        </Alert>
-      )}
-      {!ready ? (
-        <Loading />
+      <ErrorAlert error={list.error} />
+      {list.data === undefined ? (
+        !list.error && <Loading />
       ) : rows.length === 0 ? (
         <Text role="status">{filtering ? "No device matches these filters." : "No devices registered yet."}</Text>
       ) : (
-        <DeviceTable devices={rows} canChange={canSend(me.role)} onChanged={refresh} />
+        <DeviceTable devices={rows} canChange={canSend(me.role)} onChanged={list.reload} />
       )}
-      {ready && <Pager page={page} perPage={PER_PAGE} total={total} onChange={setPage} />}
+      {list.data && <Pager page={page} perPage={PER_PAGE} total={list.data.total} onChange={setPage} />}
     </>
   );
 }

@@ -10,34 +10,25 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
 import { useEffect, useMemo, useState } from "react";
-import { DEVICE_SCAN_LIMIT, scanDevices } from "../api/all-devices";
 import { api, errorMessage } from "../api/client";
-import type { App, Device, Platform, Segment, SegmentRule } from "../api/types";
+import type { App, Platform, Segment, SegmentRule } from "../api/types";
 import { notifySuccess } from "../components/feedback";
 import { TIME_ZONES } from "../timezones";
 import { PLATFORM_OPTIONS } from "./platforms";
-import { compactRule, matchesRule } from "./segment-rule";
+import { compactRule } from "./segment-rule";
 
 /** The rule builder with a live count of the devices the rule selects now. */
 export function SegmentBuilder({ app, onClose, onSaved }: { app: App; onClose: () => void; onSaved: () => void }) {
   const [name, setName] = useState("");
   const [rule, setRule] = useState<SegmentRule>({});
-  const [scan, setScan] = useState<{ devices: Device[]; total: number }>();
-  const [scanError, setScanError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
-  useEffect(() => {
-    const abort = new AbortController();
-    scanDevices(app.id, abort.signal).then(setScan, setScanError);
-    return () => abort.abort();
-  }, [app.id]);
-
   const compact = useMemo(() => compactRule(rule), [rule]);
   const empty = Object.keys(compact).length === 0;
-  const count = useMemo(() => scan?.devices.filter((d) => matchesRule(d, compact)).length, [scan, compact]);
-  const partial = scan !== undefined && scan.total > scan.devices.length;
+  const preview = usePreviewCount(app.id, compact);
   const set = <K extends keyof SegmentRule>(k: K, v: SegmentRule[K]) => setRule((r) => ({ ...r, [k]: v }));
 
   const save = async () => {
@@ -115,15 +106,13 @@ export function SegmentBuilder({ app, onClose, onSaved }: { app: App; onClose: (
             />
           </SimpleGrid>
           <Text aria-live="polite" fw={600} data-testid="segment-preview">
-            {scanError
-              ? `Preview unavailable: ${errorMessage(scanError)}`
-              : count === undefined
+            {empty
+              ? "Set a condition to see how many devices match."
+              : preview === undefined
                 ? "Counting devices…"
-                : empty
-                  ? "Set a condition to see how many devices match."
-                  : `${count.toLocaleString()} ${count === 1 ? "device matches" : "devices match"} now${
-                      partial ? ` (of the first ${DEVICE_SCAN_LIMIT.toLocaleString()} devices)` : ""
-                    }`}
+                : "error" in preview
+                  ? `Preview unavailable: ${errorMessage(preview.error)}`
+                  : `${preview.count.toLocaleString()} ${preview.count === 1 ? "device matches" : "devices match"} now`}
           </Text>
           <Text size="xs" c="dimmed">
             Only opted-in devices with a valid token count. The exact count is taken again when a send starts.
@@ -145,4 +134,28 @@ export function SegmentBuilder({ app, onClose, onSaved }: { app: App; onClose: (
       </form>
     </Modal>
   );
+}
+
+type Preview = { count: number } | { error: unknown };
+
+/**
+ * The API's count of the devices a rule selects now (POST /v1/segments/preview), asked
+ * again once the rule has stopped changing for a moment; undefined while counting.
+ */
+function usePreviewCount(appId: string, rule: SegmentRule): Preview | undefined {
+  const [asked] = useDebouncedValue(JSON.stringify(rule), 300);
+  const [preview, setPreview] = useState<{ for: string; value: Preview }>();
+  useEffect(() => {
+    if (asked === "{}") return;
+    let stale = false;
+    api<{ count: number }>("POST", "/v1/segments/preview", { app_id: appId, rule: JSON.parse(asked) }).then(
+      ({ count }) => !stale && setPreview({ for: asked, value: { count } }),
+      (error: unknown) => !stale && setPreview({ for: asked, value: { error } }),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [appId, asked]);
+  // A count of an older rule is not shown as the count of this one.
+  return preview?.for === JSON.stringify(rule) ? preview.value : undefined;
 }

@@ -1,13 +1,17 @@
-import { Anchor, Button, Card, Group, Stack, Text, TextInput, Title } from "@mantine/core";
-import { useState } from "react";
+import { Anchor, Button, Card, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { useEffect, useState } from "react";
 import { api, errorMessage } from "../api/client";
-import type { App, Campaign, Device } from "../api/types";
+import type { App, Campaign } from "../api/types";
+import { useApi } from "../api/use-api";
 import { linkProps } from "../routing";
+import { isRunning, StatusBadge } from "./campaign-status";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * "Send test push" to one device. The API targets devices by external id (send-to-users)
- * and has no per-device target, so the device is looked up and its external id is sent
- * to: every device registered with that external id receives the test.
+ * "Send test push" to one device: a campaign to exactly that device id
+ * (POST /v1/push/send-to-devices), so it goes the way any campaign goes and its outcome
+ * shows here as it arrives.
  */
 export function TestPushForm({ app }: { app: App }) {
   const [deviceId, setDeviceId] = useState("");
@@ -17,20 +21,18 @@ export function TestPushForm({ app }: { app: App }) {
   const [error, setError] = useState<string>();
   const [sent, setSent] = useState<Campaign>();
 
+  const id = deviceId.trim();
+  const malformed = id !== "" && !UUID.test(id);
+
   const submit = async () => {
     setBusy(true);
     setError(undefined);
     setSent(undefined);
     try {
-      const device = await api<Device>("GET", `/v1/devices/${encodeURIComponent(deviceId.trim())}`);
-      if (device.app_id !== app.id) throw new Error("That device belongs to another app.");
-      if (!device.external_id) {
-        throw new Error("This device has no external id; set one (PUT /v1/devices/{id}) to send it a test push.");
-      }
-      const campaign = await api<Campaign>("POST", "/v1/push/send-to-users", {
+      const campaign = await api<Campaign>("POST", "/v1/push/send-to-devices", {
         app_id: app.id,
-        name: `Test push to device ${device.id}`,
-        external_ids: [device.external_id],
+        name: `Test push to device ${id.toLowerCase()}`,
+        device_ids: [id],
         contents: { en: { title, body } },
         data: { herald_test: "true" },
       });
@@ -48,7 +50,7 @@ export function TestPushForm({ app }: { app: App }) {
         Send test push
       </Title>
       <Text size="sm" mb="sm">
-        Sends to the device's external id, so every device of that user receives it.
+        Sends to exactly this device, through the same pipeline as a campaign.
       </Text>
       <form
         noValidate
@@ -58,7 +60,14 @@ export function TestPushForm({ app }: { app: App }) {
         }}
       >
         <Stack gap="sm" maw={520}>
-          <TextInput label="Device id" required value={deviceId} onChange={(e) => setDeviceId(e.currentTarget.value)} />
+          <TextInput
+            label="Device id"
+            description="The device's id from the Devices page or its registration answer."
+            required
+            value={deviceId}
+            error={malformed ? "A device id is a UUID." : undefined}
+            onChange={(e) => setDeviceId(e.currentTarget.value)}
+          />
           <TextInput label="Title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
           <TextInput label="Message" value={body} onChange={(e) => setBody(e.currentTarget.value)} />
           {error && (
@@ -66,18 +75,68 @@ export function TestPushForm({ app }: { app: App }) {
               {error}
             </Text>
           )}
-          {sent && (
-            <Text role="status" size="sm">
-              Sent. Follow it in <Anchor {...linkProps(`/campaigns/${sent.id}`)}>{sent.name}</Anchor>.
-            </Text>
-          )}
+          {sent && <TestPushOutcome first={sent} />}
           <Group>
-            <Button type="submit" loading={busy} disabled={!deviceId.trim()}>
+            <Button type="submit" loading={busy} disabled={id === "" || malformed}>
               Send test push
             </Button>
           </Group>
         </Stack>
       </form>
     </Card>
+  );
+}
+
+/** The test campaign as it goes: polled while it runs, then its final counts. */
+function TestPushOutcome({ first }: { first: Campaign }) {
+  const [running, setRunning] = useState(isRunning(first.status));
+  const polled = useApi<Campaign>(`/v1/campaigns/${first.id}`, running ? 1000 : undefined);
+  const c = polled.data ?? first;
+  useEffect(() => setRunning(isRunning(c.status)), [c.status]);
+  const done = c.status === "completed";
+
+  return (
+    <Stack gap={4} role="status" aria-live="polite">
+      <Group gap="xs">
+        <Text size="sm">
+          Test campaign <Anchor {...linkProps(`/campaigns/${c.id}`)}>{c.name}</Anchor>
+        </Text>
+        <StatusBadge status={c.status} />
+      </Group>
+      {done && c.audience_size === 0 ? (
+        <Text size="sm" c="orange.9">
+          No device was sent to: this id is not a device of this app, or the device is opted out or its token is
+          invalid.
+        </Text>
+      ) : (
+        <Table withTableBorder fz="sm" maw={520} aria-label="Test push outcome">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Audience</Table.Th>
+              <Table.Th>Sent</Table.Th>
+              <Table.Th>Delivered</Table.Th>
+              <Table.Th>Failed</Table.Th>
+              <Table.Th>Bounced</Table.Th>
+              <Table.Th>Throttled</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            <Table.Tr>
+              <Table.Td>{c.audience_size}</Table.Td>
+              <Table.Td>{c.stats.sent}</Table.Td>
+              <Table.Td>{c.stats.delivered}</Table.Td>
+              <Table.Td>{c.stats.failed}</Table.Td>
+              <Table.Td>{c.stats.bounced}</Table.Td>
+              <Table.Td>{c.stats.throttled}</Table.Td>
+            </Table.Tr>
+          </Table.Tbody>
+        </Table>
+      )}
+      {c.failure_reason && (
+        <Text size="sm" c="red.8">
+          {c.failure_reason}
+        </Text>
+      )}
+    </Stack>
   );
 }

@@ -46,9 +46,9 @@ Lists answer \`{"data": [...], "page": 1, "per_page": 50, "total": N}\`; \`page\
 \`per_page\` is 1 to 200 (default 50; campaigns 20); other values answer 400.
 
 ## Sending
-\`POST /v1/push/send\`, \`/send-to-users\` and \`/send-to-segment\` create a campaign and answer 201
-with it. \`contents\` maps ISO 639-1 language codes to a title and body; each device gets its
-language's entry or else the \`en\` entry, which is therefore required (422 without it). A send
+\`POST /v1/push/send\`, \`/send-to-users\`, \`/send-to-segment\` and \`/send-to-devices\` create a
+campaign and answer 201 with it. \`contents\` maps ISO 639-1 language codes to a title and
+body; each device gets its language's entry or else the \`en\` entry, which is therefore required (422 without it). A send
 may carry \`Idempotency-Key\`: a retry with the same key answers 200 with the first campaign and
 \`Idempotent-Replayed: true\` instead of sending twice. Cancelling a campaign whose delivery has
 started answers 409 \`CampaignNotCancellable\`.

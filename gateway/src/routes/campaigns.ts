@@ -1,7 +1,7 @@
 import type { Campaign } from "@herald/proto/campaign";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listAppId } from "../authorize.js";
-import { campaignStatsView, campaignView } from "../campaign-views.js";
+import { campaignStatsView, campaignStatusFromName, campaignView, type CampaignStatusName } from "../campaign-views.js";
 import { principalOf } from "../plugins/auth.js";
 import {
   cancelCampaignSchema,
@@ -32,14 +32,18 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
     return found;
   }
 
-  scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
+  scope.get<{ Querystring: PageQuery & { app_id?: string; status?: CampaignStatusName } }>(
     "/campaigns",
     { schema: listCampaignsSchema, config: { minRole: "viewer" } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
       const app = await apps.authorized(principal, listAppId(principal, q.app_id));
-      const res = await campaigns.listCampaigns({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
+      const res = await campaigns.listCampaigns({
+        appId: app.id,
+        page: { page: q.page, perPage: q.per_page },
+        status: q.status === undefined ? undefined : campaignStatusFromName(q.status),
+      });
       return listView(res.campaigns.map(campaignView), res.page, q);
     },
   );

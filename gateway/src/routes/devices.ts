@@ -35,6 +35,15 @@ interface UpdateBody {
 interface DeviceParams {
   id: string;
 }
+/** Paging, the app, and the optional filters of GET /v1/devices. */
+interface ListQuery extends PageQuery {
+  app_id?: string;
+  platform?: PlatformName;
+  language?: string;
+  opted_in?: boolean;
+  invalid?: boolean;
+  external_id?: string;
+}
 
 /** A register body as the registry's request (shared with the NDJSON import). */
 export function registerRequest(appId: string, body: RegisterBody): RegisterDeviceRequest {
@@ -80,14 +89,22 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     },
   );
 
-  scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
+  scope.get<{ Querystring: ListQuery }>(
     "/devices",
     { schema: listDevicesSchema, config: { minRole: "viewer" } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
       const app = await apps.authorized(principal, listAppId(principal, q.app_id));
-      const res = await devices.listDevices({ appId: app.id, page: { page: q.page, perPage: q.per_page } });
+      const res = await devices.listDevices({
+        appId: app.id,
+        page: { page: q.page, perPage: q.per_page },
+        platform: q.platform === undefined ? undefined : platformFromName(q.platform),
+        language: q.language,
+        optedIn: q.opted_in,
+        invalid: q.invalid,
+        externalId: q.external_id,
+      });
       return listView(res.devices.map(deviceView), res.page, q);
     },
   );

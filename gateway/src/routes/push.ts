@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { campaignView, priorityFromName, type PriorityName } from "../campaign-views.js";
 import { badRequest, conflict } from "../http-errors.js";
 import { principalOf } from "../plugins/auth.js";
-import { sendSchema, sendToSegmentSchema, sendToUsersSchema } from "../schemas/push.js";
+import { sendSchema, sendToDevicesSchema, sendToSegmentSchema, sendToUsersSchema } from "../schemas/push.js";
 import type { RouteDeps } from "./deps.js";
 
 export interface SendBody {
@@ -23,7 +23,8 @@ export interface SendBody {
 export type SendTarget =
   | { type: "all" }
   | { type: "users"; external_ids: string[] }
-  | { type: "segment"; segment_id: string };
+  | { type: "segment"; segment_id: string }
+  | { type: "devices"; device_ids: string[] };
 
 export interface Idempotency {
   key: string;
@@ -41,6 +42,8 @@ function targetMessage(target: SendTarget): CreateCampaignInit["target"] {
       return { target: { case: "externalIds", value: { externalIds: target.external_ids } } };
     case "segment":
       return { target: { case: "segment", value: { segmentId: target.segment_id } } };
+    case "devices":
+      return { target: { case: "deviceIds", value: { deviceIds: target.device_ids } } };
   }
 }
 
@@ -128,6 +131,15 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
     async (request, reply) => {
       const { segment_id, ...body } = request.body;
       return send(request, reply, body, { type: "segment", segment_id });
+    },
+  );
+
+  scope.post<{ Body: SendBody & { device_ids: string[] } }>(
+    "/push/send-to-devices",
+    { schema: sendToDevicesSchema, config: { minRole: "developer" } },
+    async (request, reply) => {
+      const { device_ids, ...body } = request.body;
+      return send(request, reply, body, { type: "devices", device_ids });
     },
   );
 }

@@ -1,14 +1,17 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { Segment, SegmentRuleSchema } from "@herald/proto/device";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listAppId } from "../authorize.js";
 import { segmentView, type SegmentRuleJson } from "../campaign-views.js";
+import { badRequest } from "../http-errors.js";
 import { principalOf } from "../plugins/auth.js";
 import {
   createSegmentSchema,
   deleteSegmentSchema,
   getSegmentSchema,
   listSegmentsSchema,
+  previewSegmentSchema,
   updateSegmentSchema,
 } from "../schemas/segments.js";
 import { listView, platformFromName, type PageQuery } from "../views.js";
@@ -25,6 +28,16 @@ interface CreateBody {
 interface UpdateBody {
   name?: string;
   rule?: SegmentRuleJson;
+}
+interface PreviewBody {
+  app_id: string;
+  rule: SegmentRuleJson;
+}
+
+/** The registry names an inline rule "segment" (AudienceFilter.segment); the body calls it "rule". */
+function inlineRuleError(err: unknown): unknown {
+  if (!(err instanceof ConnectError) || err.code !== Code.InvalidArgument) return err;
+  return badRequest(err.rawMessage.replace(/^segment\./, "rule."));
 }
 
 /** REST rule → the registry's message; parts left out are empty lists, i.e. no restriction. */
@@ -69,6 +82,25 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
         rule: toSegmentRule(body.rule),
       });
       return reply.code(201).send(segmentView(present(segment, "CreateSegment")));
+    },
+  );
+
+  // A read that needs a body: viewers may use it, and nothing is stored.
+  scope.post<{ Body: PreviewBody }>(
+    "/segments/preview",
+    { schema: previewSegmentSchema, config: { minRole: "viewer" } },
+    async (request) => {
+      const body = request.body;
+      const app = await apps.authorized(principalOf(request), body.app_id);
+      try {
+        const { count } = await devices.countAudience({
+          appId: app.id,
+          filter: { target: { case: "segment", value: toSegmentRule(body.rule) } },
+        });
+        return { count: Number(count) };
+      } catch (err) {
+        throw inlineRuleError(err);
+      }
     },
   );
 

@@ -67,6 +67,22 @@ const target = {
         segment_id: uuid("The segment."),
       },
     },
+    {
+      type: "object",
+      title: "Devices",
+      required: ["type", "device_ids"],
+      additionalProperties: false,
+      properties: {
+        type: { type: "string", const: "devices", description: "POST /v1/push/send-to-devices." },
+        device_ids: {
+          type: "array",
+          minItems: 1,
+          maxItems: 100,
+          items: { type: "string", format: "uuid" },
+          description: "The distinct device ids targeted, lowercase.",
+        },
+      },
+    },
   ],
 } as const;
 
@@ -146,11 +162,16 @@ export const listCampaignsSchema = {
   tags,
   operationId: "listCampaigns",
   summary: "List campaigns of an app",
-  description: "Newest first.",
+  description: "Newest first; `total` counts the campaigns that match the status filter.",
   querystring: {
     type: "object",
     properties: {
       app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
+      status: {
+        type: "string",
+        enum: campaignSchema.properties.status.enum,
+        description: "Only campaigns in this status.",
+      },
       ...pageQueryOf(20),
     },
   },

@@ -113,10 +113,26 @@ export const listDevicesSchema = {
   tags,
   operationId: "listDevices",
   summary: "List devices of an app",
+  description:
+    "Oldest registration first. The filters are optional and combine with AND; `total` counts the devices that match.",
   querystring: {
     type: "object",
     properties: {
       app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
+      platform: { ...platform, description: "Only devices of this platform." },
+      language: {
+        type: "string",
+        minLength: 2,
+        maxLength: 35,
+        description: 'Only devices with this ISO 639-1 language; a region suffix ("pt-BR") is accepted and dropped.',
+        examples: ["de"],
+      },
+      opted_in: { type: "boolean", description: "true: only opted-in devices; false: only opted-out ones." },
+      invalid: {
+        type: "boolean",
+        description: "true: only devices whose token a provider declared dead; false: only valid ones.",
+      },
+      external_id: { ...externalId, minLength: 1, description: "Only devices with exactly this external_id." },
       ...pageQuery,
     },
   },

@@ -1,7 +1,7 @@
-import { errorResponses, ok, rateLimitHeaders, uuid } from "./common.js";
+import { errorResponses, ok, rateLimitHeaders, UUID_PATTERN, uuid } from "./common.js";
 
 /**
- * The three send endpoints: one body shape plus the target. Limits here are the shape;
+ * The four send endpoints: one body shape plus the target. Limits here are the shape;
  * the campaign service adds the semantic checks (an "en" entry, a start time that is
  * not past, a payload that fits every provider) and answers those with 422.
  */
@@ -137,6 +137,22 @@ export const sendToSegmentBody = body(
   ["segment_id"],
 );
 
+export const sendToDevicesBody = body(
+  {
+    device_ids: {
+      type: "array",
+      minItems: 1,
+      maxItems: 100,
+      items: { type: "string", format: "uuid", pattern: UUID_PATTERN },
+      description:
+        "Devices of the app by id (see /v1/devices), e.g. one device for a test push. 1 to 100; duplicates count " +
+        "once. Ids that are unknown, of another app, opted out or with an invalid token are simply not sent to.",
+      examples: [["2b5f6a0e-8c1d-4e7a-9f3b-6d2c1a0e9b47"]],
+    },
+  },
+  ["device_ids"],
+);
+
 const idempotencyHeaders = {
   type: "object",
   properties: {
@@ -192,6 +208,19 @@ export const sendToUsersSchema = {
   description: `${common} Targets the devices registered with one of the given external ids.`,
   headers: idempotencyHeaders,
   body: sendToUsersBody,
+  response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
+};
+
+export const sendToDevicesSchema = {
+  tags,
+  operationId: "sendToDevices",
+  summary: "Send to devices by id",
+  description:
+    `${common} Targets exactly the given devices, on every platform; audience_size counts those that are ` +
+    "targetable when delivery starts. Sends the same way a campaign to all does, so a test push to one device " +
+    "shows what a campaign would do.",
+  headers: idempotencyHeaders,
+  body: sendToDevicesBody,
   response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
 };
 

@@ -1,4 +1,15 @@
-import { errorResponses, idParams, listOf, noContent, ok, pageQuery, platform, timestamp, uuid } from "./common.js";
+import {
+  errorResponses,
+  idParams,
+  listOf,
+  noContent,
+  ok,
+  pageQuery,
+  platform,
+  rateLimitHeaders,
+  timestamp,
+  uuid,
+} from "./common.js";
 
 const stringList = (description: string, item: object, maxItems = 1_000) =>
   ({ type: "array", minItems: 1, maxItems, items: item, description }) as const;
@@ -88,6 +99,32 @@ export const createSegmentSchema = {
     properties: { app_id: uuid("The app."), name, rule: { $ref: "SegmentRule#" } },
   },
   response: { 201: ok("The segment, with preview_count.", "Segment"), ...errorResponses(400, 403, 404, 409, 413, 415) },
+};
+
+export const previewSegmentSchema = {
+  tags,
+  operationId: "previewSegment",
+  summary: "Count the devices a segment rule selects",
+  description:
+    "Counts the targetable devices (opted in, valid) of the app that the rule selects right now, without storing " +
+    "anything: the count a segment with this rule would show as preview_count. A read, like GET.",
+  body: {
+    type: "object",
+    required: ["app_id", "rule"],
+    additionalProperties: false,
+    properties: { app_id: uuid("The app."), rule: { $ref: "SegmentRule#" } },
+  },
+  response: {
+    200: {
+      description: "How many devices match now.",
+      headers: rateLimitHeaders,
+      type: "object",
+      required: ["count"],
+      additionalProperties: false,
+      properties: { count: { type: "integer", minimum: 0, description: "Targetable devices matching the rule." } },
+    },
+    ...errorResponses(400, 403, 404, 413, 415),
+  },
 };
 
 export const listSegmentsSchema = {

@@ -35,6 +35,8 @@ export function audienceFilter(target: Target): MessageInitShape<typeof Audience
       return { target: { case: "externalIds", value: { externalIds: target.externalIds } } };
     case "segment":
       return { target: { case: "segmentId", value: target.segmentId } };
+    case "device_ids":
+      return { target: { case: "deviceIds", value: { deviceIds: target.deviceIds } } };
   }
 }
 

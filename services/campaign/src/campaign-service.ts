@@ -7,14 +7,14 @@ import type {
   GetCampaignStatsRequest,
   ListCampaignsRequest,
 } from "@herald/proto/campaign";
-import { aborted, notFound } from "@herald/runtime";
+import { aborted, invalidArgument, notFound } from "@herald/runtime";
 import type { AudienceSource } from "./audience-source.js";
 import type { CampaignRecord, Target } from "./campaign.js";
 import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./create-request.js";
 import type { CampaignMetrics } from "./metrics.js";
 import * as check from "./request-checks.js";
 import type { CampaignStore } from "./store.js";
-import { toCampaign, toStats } from "./to-proto.js";
+import { statusName, toCampaign, toStats } from "./to-proto.js";
 
 export interface CampaignServiceDeps {
   store: CampaignStore;
@@ -65,7 +65,11 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
     // The gateway rejects out-of-range paging; clamp anyway, the store must never see it.
     const page = Math.max(1, req.page?.page || 1);
     const perPage = Math.min(MAX_PER_PAGE, Math.max(1, req.page?.perPage || DEFAULT_PER_PAGE));
-    const { campaigns, total } = await this.deps.store.list(appId, (page - 1) * perPage, perPage);
+    const status = req.status === undefined ? undefined : statusName(req.status);
+    if (req.status !== undefined && !status) {
+      throw invalidArgument("status must be scheduled, queued, sending, completed, cancelled or failed when set");
+    }
+    const { campaigns, total } = await this.deps.store.list(appId, status, (page - 1) * perPage, perPage);
     return { campaigns: campaigns.map(toCampaign), page: { page, perPage, total: BigInt(total) } };
   }
 

@@ -10,7 +10,8 @@ export const PLATFORM_ORDER: readonly PlatformName[] = ["ios", "android", "web"]
 export type Target =
   | { kind: "all" }
   | { kind: "external_ids"; externalIds: string[] }
-  | { kind: "segment"; segmentId: string };
+  | { kind: "segment"; segmentId: string }
+  | { kind: "device_ids"; deviceIds: string[] };
 
 export interface ContentText {
   title: string;

@@ -146,6 +146,22 @@ describe("CreateCampaign validation", () => {
       expect(shape(seg("vip")).code).toBe(Code.InvalidArgument);
       expect(validate(seg(APP.toUpperCase())).campaign.target).toEqual({ kind: "segment", segmentId: APP });
     });
+
+    it("deduplicates device ids, lowercases them and needs 1 to 100 UUIDs (400)", () => {
+      const ids = (deviceIds: string[]) => ({
+        target: { target: { case: "deviceIds" as const, value: { deviceIds } } },
+      });
+      const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+      expect(validate(ids([APP.toUpperCase(), APP, uuid(1)])).campaign.target).toEqual({
+        kind: "device_ids",
+        deviceIds: [APP, uuid(1)],
+      });
+      expect(shape(ids([])).message).toBe("device_ids must hold 1 to 100 distinct ids");
+      expect(shape(ids([APP, "device-1"])).message).toBe("device_ids must be UUIDs");
+      const many = Array.from({ length: LIMITS.deviceIds + 1 }, (_, i) => uuid(i));
+      expect(shape(ids(many)).code).toBe(Code.InvalidArgument);
+      expect(() => validate(ids(many.slice(1)))).not.toThrow();
+    });
   });
 
   describe("options", () => {

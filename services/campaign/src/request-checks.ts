@@ -15,6 +15,7 @@ export const LIMITS = {
   dataBytes: 3 * 1024,
   externalIds: 10_000,
   externalIdLength: 255,
+  deviceIds: 100,
   ttlSeconds: 2_419_200,
   collapseIdBytes: 64,
   imageUrlLength: 2048,
@@ -123,8 +124,16 @@ export function target(value: CampaignTarget | undefined): Target {
     case "segment":
       if (!isUuid(t.value.segmentId)) throw invalidArgument("segment_id must be a UUID");
       return { kind: "segment", segmentId: t.value.segmentId.toLowerCase() };
+    case "deviceIds": {
+      if (!t.value.deviceIds.every(isUuid)) throw invalidArgument("device_ids must be UUIDs");
+      const ids = [...new Set(t.value.deviceIds.map((id) => id.toLowerCase()))];
+      if (ids.length < 1 || ids.length > LIMITS.deviceIds) {
+        throw invalidArgument(`device_ids must hold 1 to ${LIMITS.deviceIds} distinct ids`);
+      }
+      return { kind: "device_ids", deviceIds: ids };
+    }
     default:
-      throw invalidArgument("target is required: all, external_ids or segment_id");
+      throw invalidArgument("target is required: all, external_ids, segment_id or device_ids");
   }
 }
 

@@ -21,6 +21,10 @@ const STATUS: Record<CampaignStatusName, CampaignStatus> = {
   failed: CampaignStatus.FAILED,
 };
 
+/** The stored name of a wire status; undefined for UNSPECIFIED or an unknown number. */
+export const statusName = (status: CampaignStatus): CampaignStatusName | undefined =>
+  (Object.keys(STATUS) as CampaignStatusName[]).find((name) => STATUS[name] === status);
+
 export function toStats(counters: CampaignCounters): CampaignStats {
   return create(CampaignStatsSchema, {
     sent: BigInt(counters.sent),
@@ -41,6 +45,8 @@ function toTargetMessage(target: Target): CampaignTarget {
       });
     case "segment":
       return create(CampaignTargetSchema, { target: { case: "segment", value: { segmentId: target.segmentId } } });
+    case "device_ids":
+      return create(CampaignTargetSchema, { target: { case: "deviceIds", value: { deviceIds: target.deviceIds } } });
   }
 }
 

@@ -180,6 +180,43 @@ describe("campaigns", () => {
     expect(done.stats).toMatchObject({ sent: 3n, delivered: 3n });
   });
 
+  it("sends to device ids: exactly those targetable devices of the app, on every platform", async () => {
+    const appId = randomUUID();
+    const devices = await stack.seed(appId, [
+      { platform: "ios", language: "de" },
+      { platform: "android", externalId: "u1" },
+      { platform: "web" },
+      { platform: "ios", optedIn: false },
+      { platform: "android", invalid: true },
+      { platform: "ios", externalId: "u1" },
+    ]);
+    const [elsewhere] = await stack.seed(randomUUID(), [{ platform: "ios" }]);
+    const chosen = [devices[0]!, devices[1]!, devices[2]!, devices[3]!, devices[4]!];
+    const { campaign } = await campaigns.createCampaign({
+      appId,
+      name: "devices",
+      contents,
+      target: {
+        target: {
+          case: "deviceIds",
+          value: { deviceIds: [...chosen.map((d) => d.id.toUpperCase()), elsewhere!.id, randomUUID()] },
+        },
+      },
+    });
+    expect(campaign!.target?.target).toMatchObject({ case: "deviceIds" });
+    await fannedOut(campaign!.id);
+    const batches = (await stack.takeBatches()).filter((b) => b.batch.campaignId === campaign!.id);
+    const got = targetsOf(batches);
+    // Not devices[5], though it shares devices[1]'s external id; not the other app's device.
+    expect([...got.keys()].sort()).toEqual([devices[0]!.id, devices[1]!.id, devices[2]!.id].sort());
+    expect(got.get(devices[0]!.id)?.title).toBe("Hallo");
+
+    await stack.answer(batches);
+    const done = await completed(campaign!.id);
+    expect(done.audienceSize).toBe(3n);
+    expect(done.stats).toMatchObject({ sent: 3n });
+  });
+
   it("completes a campaign with no audience at once", async () => {
     const appId = randomUUID();
     await stack.seed(appId, [{ platform: "ios", externalId: "someone" }]);

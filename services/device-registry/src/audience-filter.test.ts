@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import { AudienceFilterSchema, SegmentRuleSchema } from "@herald/proto/device";
 import { describe, expect, it } from "vitest";
-import { audience, audienceTarget, MAX_EXTERNAL_IDS, type SegmentLookup } from "./audience-filter.js";
+import { audience, audienceTarget, MAX_DEVICE_IDS, MAX_EXTERNAL_IDS, type SegmentLookup } from "./audience-filter.js";
 import { audienceCountQuery, audiencePageQuery, type SegmentCriteria } from "./audience-query.js";
 import { storedSegmentRule } from "./segment-rule.js";
 import { fromStoredRule, toStoredRule, type StoredRule } from "./segment-store.js";
@@ -48,6 +48,23 @@ describe("audienceTarget", () => {
     });
     const tooMany = Array.from({ length: MAX_EXTERNAL_IDS + 1 }, (_, i) => `u${i}`);
     await expect(audienceTarget(APP, filter(tooMany), noSegments)).rejects.toThrow(/at most 10000/);
+  });
+
+  it("lowercases, deduplicates and bounds device ids, refusing what is not a UUID", async () => {
+    const filter = (ids: string[]) =>
+      create(AudienceFilterSchema, { target: { case: "deviceIds", value: { deviceIds: ids } } });
+    expect(await audienceTarget(APP, filter([SEGMENT.toUpperCase(), SEGMENT, APP]), noSegments)).toEqual({
+      kind: "deviceIds",
+      deviceIds: [SEGMENT, APP],
+    });
+    const err = await rejection(audienceTarget(APP, filter([APP, "not-a-uuid"]), noSegments));
+    expect(err.code).toBe(Code.InvalidArgument);
+    expect(err.rawMessage).toMatch(/device_ids must be UUIDs/);
+    const tooMany = Array.from(
+      { length: MAX_DEVICE_IDS + 1 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    );
+    await expect(audienceTarget(APP, filter(tooMany), noSegments)).rejects.toThrow(/at most 100 ids/);
   });
 
   it("maps platforms and normalises languages of a segment rule", async () => {

@@ -7,6 +7,7 @@ import { platformName } from "./platform.js";
 import { segmentCriteria } from "./segment-rule.js";
 
 export const MAX_EXTERNAL_IDS = 10_000;
+export const MAX_DEVICE_IDS = 100;
 
 /** The rule of a stored segment of the app; undefined when the app has no such segment. */
 export type SegmentLookup = (appId: string, segmentId: string) => Promise<SegmentCriteria | undefined>;
@@ -41,6 +42,14 @@ export async function audienceTarget(
       }
       return { kind: "externalIds", externalIds: ids };
     }
+    case "deviceIds": {
+      if (!target.value.deviceIds.every(isUuid)) throw invalidArgument("filter.device_ids must be UUIDs");
+      const ids = [...new Set(target.value.deviceIds.map((id) => id.toLowerCase()))];
+      if (ids.length > MAX_DEVICE_IDS) {
+        throw invalidArgument(`filter.device_ids must hold at most ${MAX_DEVICE_IDS} ids`);
+      }
+      return { kind: "deviceIds", deviceIds: ids };
+    }
     case "segment":
       return { kind: "segment", rule: segmentCriteria(target.value, "segment") };
     case "segmentId": {
@@ -51,6 +60,6 @@ export async function audienceTarget(
       return { kind: "segment", rule };
     }
     default:
-      throw invalidArgument("filter must be one of all, external_ids, segment or segment_id");
+      throw invalidArgument("filter must be one of all, external_ids, segment, segment_id or device_ids");
   }
 }

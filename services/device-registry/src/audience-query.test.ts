@@ -44,6 +44,20 @@ describe("audiencePageQuery", () => {
     expect(q.values).toEqual([APP, "web", ["u1", "u'2; DROP TABLE devices"], AFTER, 10]);
   });
 
+  it("selects device ids as one uuid array parameter inside the platform's keyset walk", () => {
+    const ids = [AFTER, APP];
+    const q = audiencePageQuery(
+      { appId: APP, target: { kind: "deviceIds", deviceIds: ids }, platform: "ios" },
+      AFTER,
+      10,
+    );
+    expect(q.text).toBe(
+      `${COLUMNS} WHERE ${TARGETABLE} AND platform = $2 AND id = ANY($3::uuid[]) AND id > $4::uuid ` +
+        "ORDER BY id LIMIT $5",
+    );
+    expect(q.values).toEqual([APP, "ios", ids, AFTER, 10]);
+  });
+
   it("without a platform, merges the three per-platform walks in id order", () => {
     const q = audiencePageQuery({ appId: APP, target: { kind: "all" } }, AFTER, 10);
     const walk = (n: number) =>
@@ -72,6 +86,10 @@ describe("audienceCountQuery", () => {
     expect(audienceCountQuery({ appId: APP, target: { kind: "externalIds", externalIds: ["a"] } })).toEqual({
       text: `SELECT count(*)::bigint AS count FROM devices WHERE ${TARGETABLE} AND external_id = ANY($2::text[])`,
       values: [APP, ["a"]],
+    });
+    expect(audienceCountQuery({ appId: APP, target: { kind: "deviceIds", deviceIds: [AFTER] } })).toEqual({
+      text: `SELECT count(*)::bigint AS count FROM devices WHERE ${TARGETABLE} AND id = ANY($2::uuid[])`,
+      values: [APP, [AFTER]],
     });
   });
 

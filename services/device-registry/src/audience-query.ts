@@ -14,6 +14,7 @@ export interface Audience {
 export type AudienceTarget =
   | { kind: "all" }
   | { kind: "externalIds"; externalIds: readonly string[] }
+  | { kind: "deviceIds"; deviceIds: readonly string[] }
   | { kind: "segment"; rule: SegmentCriteria };
 
 /** Every non-empty part must match; an empty list places no condition. */
@@ -78,6 +79,10 @@ function audienceConditions({ appId, target, platform }: Audience, values: unkno
       break;
     case "externalIds":
       where.push(`external_id = ANY(${param(values, target.externalIds)}::text[])`);
+      break;
+    case "deviceIds":
+      // Still a walk of each platform's index range: the list is an index condition on id.
+      where.push(`id = ANY(${param(values, target.deviceIds)}::uuid[])`);
       break;
     case "segment":
       where.push(...segmentConditions(target.rule, values));

@@ -35,6 +35,7 @@ import {
   normaliseTags,
   normaliseTimezone,
 } from "./device-fields.js";
+import { deviceListFilter } from "./device-list.js";
 import { isUuid, requireAppId } from "./ids.js";
 import { toInvalidation } from "./invalidation.js";
 import type { DeviceRegistryMetrics } from "./metrics.js";
@@ -148,7 +149,8 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
   async listDevices(req: ListDevicesRequest) {
     const appId = requireAppId(req.appId);
     const page = pageOf(req.page);
-    const { devices, total } = await this.deps.store.list(appId, page.offset, page.perPage);
+    const filter = deviceListFilter(req);
+    const { devices, total } = await this.deps.store.list(appId, filter, page.offset, page.perPage);
     return { devices: devices.map(toDevice), page: pageInfo(page, total) };
   }
 

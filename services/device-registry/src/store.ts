@@ -1,5 +1,6 @@
 import type { Pool } from "@herald/runtime";
 import { audienceCountQuery, audiencePageQuery, type Audience } from "./audience-query.js";
+import { deviceListWhere, type DeviceListFilter } from "./device-list.js";
 import { tokenHash, type DevicePlatform } from "./push-token.js";
 
 export interface DeviceRow {
@@ -64,7 +65,13 @@ export interface DeviceStore {
   /** Registers many devices of one app in one statement; tokens must be distinct. */
   importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]>;
   get(id: string): Promise<DeviceRow | undefined>;
-  list(appId: string, offset: number, limit: number): Promise<{ devices: DeviceRow[]; total: number }>;
+  /** A page of an app's devices matching the filter, in registration order, and how many match. */
+  list(
+    appId: string,
+    filter: DeviceListFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ devices: DeviceRow[]; total: number }>;
   update(id: string, changes: DeviceChanges): Promise<DeviceRow | undefined>;
   delete(id: string): Promise<boolean>;
   setOptIn(id: string, optedIn: boolean): Promise<DeviceRow | undefined>;
@@ -251,13 +258,24 @@ export class PgDeviceStore implements DeviceStore {
     return rows[0];
   }
 
-  async list(appId: string, offset: number, limit: number): Promise<{ devices: DeviceRow[]; total: number }> {
+  async list(
+    appId: string,
+    filter: DeviceListFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ devices: DeviceRow[]; total: number }> {
+    const { where, values } = deviceListWhere(appId, filter);
+    const n = values.length;
+    // The page's ids come from an index-only walk; only its rows are read from the table.
     const [page, count] = await Promise.all([
       this.pool.query<DeviceRow>(
-        `SELECT ${DEVICE_COLUMNS} FROM devices WHERE app_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
-        [appId, offset, limit],
+        `SELECT ${columnsOf("d")} FROM devices d
+         JOIN (SELECT id FROM devices WHERE ${where} ORDER BY created_at, id OFFSET $${n + 1} LIMIT $${n + 2}) p
+           ON p.id = d.id
+         ORDER BY d.created_at, d.id`,
+        [...values, offset, limit],
       ),
-      this.pool.query<{ total: string }>("SELECT count(*) AS total FROM devices WHERE app_id = $1", [appId]),
+      this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM devices WHERE ${where}`, values),
     ]);
     return { devices: page.rows, total: Number(count.rows[0]!.total) };
   }

@@ -12,12 +12,13 @@ const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 describe("audience", () => {
   let r: Registry;
   let devices: Seeded[];
+  let otherAppDevices: Seeded[];
   const appId = randomUUID();
 
   beforeAll(async () => {
     r = await startRegistry();
     devices = await seed(r, appId, 10_000);
-    await seed(r, randomUUID(), 200); // another app's devices must never appear
+    otherAppDevices = await seed(r, randomUUID(), 200); // another app's devices must never appear
   });
   afterAll(async () => {
     await r?.stop();
@@ -123,6 +124,60 @@ describe("audience", () => {
     expect((await r.client.countAudience({ appId, filter, platform: Platform.WEB })).count).toBe(BigInt(want.length));
   });
 
+  describe("by device ids", () => {
+    const PLATFORM_ENUM = { ios: Platform.IOS, android: Platform.ANDROID, web: Platform.WEB };
+    // Targetable and untargetable devices of every platform, an unknown id and another app's devices.
+    const chosen = () => [
+      ...devices.slice(0, 40).map((d) => d.id),
+      devices[5_000]!.id.toUpperCase(),
+      randomUUID(),
+      ...otherAppDevices.slice(0, 5).map((d) => d.id),
+    ];
+    const byIds = (ids: string[]) => ({ target: { case: "deviceIds" as const, value: { deviceIds: ids } } });
+
+    it("streams and counts only the app's targetable devices among the ids", async () => {
+      const ids = chosen();
+      const want = expected((d) => ids.includes(d.id) || d.id === devices[5_000]!.id);
+      expect(want.length).toBeGreaterThan(20);
+      expect(want.length).toBeLessThan(41);
+      expect((await stream({ filter: byIds(ids), pageSize: 7 })).ids).toEqual(want);
+      expect((await r.client.countAudience({ appId, filter: byIds(ids) })).count).toBe(BigInt(want.length));
+    });
+
+    it("walks each platform in id order, page by page", async () => {
+      const ids = chosen();
+      for (const platform of ["ios", "android", "web"] as const) {
+        const want = expected((d) => d.platform === platform && ids.map((id) => id.toLowerCase()).includes(d.id));
+        expect(want.length).toBeGreaterThan(3);
+        const walked = await stream({ filter: byIds(ids), platform: PLATFORM_ENUM[platform], pageSize: 2 });
+        expect(walked.ids).toEqual(want);
+        expect(walked.pages.slice(0, -1).every((p) => p.length === 2)).toBe(true);
+        const resumed = await stream({ filter: byIds(ids), platform: PLATFORM_ENUM[platform], afterDeviceId: want[1] });
+        expect(resumed.ids).toEqual(want.slice(2));
+        const { count } = await r.client.countAudience({
+          appId,
+          filter: byIds(ids),
+          platform: PLATFORM_ENUM[platform],
+        });
+        expect(count).toBe(BigInt(want.length));
+      }
+    });
+
+    it("finds no device of another app, nor an unknown one", async () => {
+      const ids = [...otherAppDevices.slice(0, 99).map((d) => d.id), randomUUID()];
+      expect((await stream({ filter: byIds(ids) })).ids).toEqual([]);
+      expect((await r.client.countAudience({ appId, filter: byIds(ids) })).count).toBe(0n);
+    });
+
+    it("refuses malformed ids and more than 100", async () => {
+      await expect(r.client.countAudience({ appId, filter: byIds(["not-a-uuid"]) })).rejects.toMatchObject({
+        code: Code.InvalidArgument,
+      });
+      const many = devices.slice(0, 101).map((d) => d.id);
+      await expect(stream({ filter: byIds(many) })).rejects.toMatchObject({ code: Code.InvalidArgument });
+    });
+  });
+
   describe("of a stored segment", () => {
     const segmentFilters = filters.filter(([, filter]) => filter.target?.case === "segment");
 
@@ -207,6 +262,19 @@ describe("audience", () => {
         expect(scan["Node Type"]).toBe("Index Scan");
         expect(scan["Index Name"]).toBe("devices_audience_idx");
         expect(scan["Actual Rows"] * scan["Actual Loops"]).toBeLessThanOrEqual(100);
+      }
+    });
+
+    it("walks device ids through the same index, one scan per platform", async () => {
+      const { audiencePageQuery } = await import("../src/audience-query.js");
+      const deviceIds = devices.slice(0, 100).map((d) => d.id);
+      const found = scans(
+        await plan(audiencePageQuery({ appId, target: { kind: "deviceIds", deviceIds } }, undefined, 10)),
+      );
+      expect(found.length).toBe(3);
+      for (const scan of found) {
+        expect(scan["Index Name"]).toBe("devices_audience_idx");
+        expect(scan["Actual Rows"] * scan["Actual Loops"]).toBeLessThanOrEqual(10);
       }
     });
   });
