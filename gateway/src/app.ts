@@ -13,9 +13,16 @@ import type { Registry } from "prom-client";
 import { createRequire } from "node:module";
 import { AppDirectory } from "./app-directory.js";
 import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
+import { PUSH_TOKEN_HEADER } from "./client-key-policy.js";
 import { createJwtVerifier } from "./auth/jwt-verifier.js";
 import { createSessionVerifier } from "./auth/session-verifier.js";
-import type { CampaignClient, CredentialClient, DeviceClient, IdentityClient } from "./backends.js";
+import type {
+  AndroidChannelClient,
+  CampaignClient,
+  CredentialClient,
+  DeviceClient,
+  IdentityClient,
+} from "./backends.js";
 import type { Config } from "./config.js";
 import { LoginThrottle } from "./oauth/login-throttle.js";
 import { OAuthServer } from "./oauth/oauth-server.js";
@@ -34,6 +41,7 @@ import { genReqId, registerRequestId } from "./plugins/request-id.js";
 import { RateLimiter } from "./rate-limiter.js";
 import { requestLogger } from "./request-log.js";
 import { readinessCheck } from "./readiness.js";
+import { registerAndroidChannelRoutes } from "./routes/android-channels.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
 import { registerAppRoutes } from "./routes/apps.js";
 import { registerCampaignRoutes } from "./routes/campaigns.js";
@@ -78,6 +86,7 @@ export interface BuildOptions {
   identity: IdentityClient;
   devices: DeviceClient;
   campaigns: CampaignClient;
+  androidChannels: AndroidChannelClient;
   redis: Redis;
   log: Logger;
   /** Milliseconds since the epoch; tests may pin it. */
@@ -133,7 +142,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: config.corsOrigins === "*" ? "*" : config.corsOrigins,
     methods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key"],
+    allowedHeaders: ["Authorization", "Content-Type", "X-Request-Id", "Idempotency-Key", PUSH_TOKEN_HEADER],
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
@@ -190,6 +199,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     devices: opts.devices,
     registrations: new Registrations(opts.devices),
     campaigns: opts.campaigns,
+    androidChannels: opts.androidChannels,
     apps: new AppDirectory(opts.credential, 3_000, { now }),
     apiKeys,
     defaultRateLimit: config.rateLimitPerMinute,
@@ -199,10 +209,11 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   // route's role, then validated (hooks run in that order, before the body is parsed);
   // the routes above stay public.
   const limiter = new RateLimiter(opts.redis, config.redisKeyPrefix);
+  const clientAddress = clientAddressOf(config.trustProxy);
   await app.register(
     async (v1) => {
       registerAuth(v1, { apiKeys, jwt: sessions, metrics });
-      registerRateLimit(v1, { limiter, metrics, now });
+      registerRateLimit(v1, { limiter, metrics, now, clientAddress });
       registerRoleCheck(v1);
       registerAppRoutes(v1, deps);
       registerPlatformConfigRoutes(v1, deps);
@@ -212,6 +223,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerPushRoutes(v1, deps);
       registerCampaignRoutes(v1, deps);
       registerSegmentRoutes(v1, deps);
+      registerAndroidChannelRoutes(v1, deps);
       registerMeRoute(v1, deps);
       registerOrgRoutes(v1, deps);
       registerMemberRoutes(v1, deps);
@@ -221,7 +233,6 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     { prefix: "/v1" },
   );
   // The one unauthenticated /v1 route: accepting an invitation (its token is the credential).
-  const clientAddress = clientAddressOf(config.trustProxy);
   await app.register(
     async (pub) => registerInvitationAcceptRoute(pub, deps, { limiter, metrics, now }, clientAddress),
     { prefix: "/v1" },

@@ -7,6 +7,7 @@ import {
   type CampaignTarget,
 } from "@herald/proto/campaign";
 import type { Segment, SegmentRule } from "@herald/proto/device";
+import type { NotificationOptions } from "@herald/proto/delivery";
 import { iso, platformName, type PlatformName } from "./views.js";
 
 /**
@@ -88,7 +89,21 @@ export function targetView(target: CampaignTarget | undefined): TargetJson {
   }
 }
 
-export interface CampaignJson {
+/** POST /v1/push/* presentation options, as sent. */
+export interface DeliveryOptionsJson {
+  sound?: string;
+  badge?: number;
+  badge_increment?: number;
+  thread_id?: string;
+  content_available?: true;
+  mutable_content?: true;
+  icon?: string;
+  web_badge?: string;
+  actions?: { action: string; title: string; icon?: string }[];
+  android_channel_id?: string;
+}
+
+export interface CampaignJson extends DeliveryOptionsJson {
   id: string;
   app_id: string;
   name: string;
@@ -108,6 +123,29 @@ export interface CampaignJson {
   image_url: string | null;
   failure_reason: string | null;
   stats: CampaignStatsJson;
+}
+
+/** The send's presentation options under their request names, only those it set. */
+export function deliveryOptionsView(n: NotificationOptions | undefined): DeliveryOptionsJson {
+  if (!n) return {};
+  const out: DeliveryOptionsJson = {};
+  if (n.sound !== undefined) out.sound = n.sound;
+  if (n.badge !== undefined) out.badge = n.badge;
+  if (n.badgeIncrement !== undefined) out.badge_increment = n.badgeIncrement;
+  if (n.threadId !== undefined) out.thread_id = n.threadId;
+  if (n.contentAvailable) out.content_available = true;
+  if (n.mutableContent) out.mutable_content = true;
+  if (n.webIconUrl !== undefined) out.icon = n.webIconUrl;
+  if (n.webBadgeUrl !== undefined) out.web_badge = n.webBadgeUrl;
+  if (n.webActions.length > 0) {
+    out.actions = n.webActions.map((a) => ({
+      action: a.action,
+      title: a.title,
+      ...(a.iconUrl !== undefined ? { icon: a.iconUrl } : {}),
+    }));
+  }
+  if (n.androidChannelId !== undefined) out.android_channel_id = n.androidChannelId;
+  return out;
 }
 
 export function campaignView(c: Campaign): CampaignJson {
@@ -133,6 +171,7 @@ export function campaignView(c: Campaign): CampaignJson {
     priority: priorityName(c.options?.priority ?? Priority.UNSPECIFIED),
     collapse_id: textOrNull(c.options?.collapseId),
     image_url: textOrNull(c.options?.imageUrl),
+    ...deliveryOptionsView(c.options?.notification),
     failure_reason: textOrNull(c.failureReason),
     stats: campaignStatsView(c.id, c.stats),
   };

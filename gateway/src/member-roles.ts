@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifySchema } from "fastify";
+import { clientKeyDenial, documentClientKey, isClientKey, isClientKeyAccess } from "./client-key-policy.js";
 import { forbidden } from "./http-errors.js";
 import type { Principal, Role } from "./principal.js";
 import { errors } from "./schemas/common.js";
@@ -8,8 +9,9 @@ import { errors } from "./schemas/common.js";
  * owner (members, invitations, the organization) ⊃ admin (apps, platform configs, API
  * keys, OAuth clients) ⊃ developer (devices, segments, campaigns, sends, imports) ⊃
  * viewer (every GET, and the one read that takes a body: POST /v1/segments/preview).
- * API keys have no role: they keep the rights of their scope (authorize.ts), except on
- * the routes marked `sessionOnly`.
+ * API keys have no role: server keys keep the rights of their scope (authorize.ts), except
+ * on the routes marked `sessionOnly`; client keys may call only the routes that declare
+ * `clientKey` (client-key-policy.ts).
  */
 
 declare module "fastify" {
@@ -69,18 +71,23 @@ function documented(schema: FastifySchema, access: RouteAccess): FastifySchema {
  */
 export function registerRoleCheck(scope: FastifyInstance): void {
   scope.addHook("onRoute", (route) => {
-    const { minRole, sessionOnly } = route.config ?? {};
+    const { minRole, sessionOnly, clientKey } = route.config ?? {};
     if (!isRole(minRole)) {
       throw new Error(`${String(route.method)} ${route.url} declares no minRole (see gateway/src/member-roles.ts)`);
     }
-    if (route.schema) route.schema = documented(route.schema, { minRole, sessionOnly });
+    if (clientKey !== undefined && !isClientKeyAccess(clientKey)) {
+      throw new Error(`${String(route.method)} ${route.url} declares an unknown clientKey (see client-key-policy.ts)`);
+    }
+    if (route.schema) route.schema = documentClientKey(documented(route.schema, { minRole, sessionOnly }), clientKey);
   });
   scope.addHook("onRequest", async (request) => {
     if (request.is404) return;
-    const { minRole, sessionOnly } = request.routeOptions.config;
+    const { minRole, sessionOnly, clientKey } = request.routeOptions.config;
     const principal = request.principal;
     if (!principal || !isRole(minRole)) throw new Error("role check reached without a principal or a rule");
-    const denial = accessDenial(principal, { minRole, sessionOnly });
+    const denial = isClientKey(principal)
+      ? clientKeyDenial(clientKey, request.headers)
+      : accessDenial(principal, { minRole, sessionOnly });
     if (denial) throw forbidden(denial);
   });
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { AndroidChannelService } from "@herald/proto/android_channel";
 import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
 import { DeviceRegistryService } from "@herald/proto/device";
@@ -20,6 +21,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
   const identity = createRpcClient(IdentityService, config.credentialUrl);
   const devices = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl);
   const campaigns = createRpcClient(CampaignService, config.campaignUrl);
+  const androidChannels = createRpcClient(AndroidChannelService, config.deviceRegistryUrl);
   // Commands fail fast while Redis is away (no offline queue), so the limiter can fail
   // open at once instead of holding requests until a reconnect.
   const redis = new Redis(config.redisUrl, {
@@ -38,6 +40,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
     identity.close();
     devices.close();
     campaigns.close();
+    androidChannels.close();
     redis.disconnect();
   };
   try {
@@ -47,6 +50,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
       identity: identity.client,
       devices: devices.client,
       campaigns: campaigns.client,
+      androidChannels: androidChannels.client,
       redis,
       log,
     });

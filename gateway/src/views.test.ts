@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { PageInfoSchema, Platform } from "@herald/proto/common";
-import { ApiKeySchema, AppSchema, KeyScope, PlatformConfigSchema } from "@herald/proto/credential";
+import { ApiKeyKind, ApiKeySchema, AppSchema, KeyScope, PlatformConfigSchema } from "@herald/proto/credential";
 import { DeviceSchema } from "@herald/proto/device";
 import { describe, expect, it } from "vitest";
 import { apiKeyView, appView, deviceView, listView, platformConfigsView, platformConfigView } from "./views.js";
@@ -110,6 +110,7 @@ describe("apiKeyView", () => {
       id: "k-1",
       name: "ci",
       scope: "app",
+      kind: "server",
       app_id: APP_ID,
       prefix: "hk_live_Ab3x",
       rate_limit_per_minute: 50,
@@ -120,6 +121,12 @@ describe("apiKeyView", () => {
 
   it("shows the default limit for keys without their own", () => {
     expect(apiKeyView(key(0), 1000).rate_limit_per_minute).toBe(1000);
+  });
+
+  it("names the kind: client keys, and server keys (also those stored before kinds existed)", () => {
+    expect(apiKeyView(create(ApiKeySchema, { ...key(5), kind: ApiKeyKind.CLIENT }), 1000).kind).toBe("client");
+    expect(apiKeyView(create(ApiKeySchema, { ...key(5), kind: ApiKeyKind.SERVER }), 1000).kind).toBe("server");
+    expect(apiKeyView(create(ApiKeySchema, { ...key(5), kind: ApiKeyKind.UNSPECIFIED }), 1000).kind).toBe("server");
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { Platform, type PageInfo } from "@herald/proto/common";
-import { KeyScope, type ApiKey, type App, type PlatformConfig } from "@herald/proto/credential";
+import { ApiKeyKind, KeyScope, type ApiKey, type App, type PlatformConfig } from "@herald/proto/credential";
 import type { Device } from "@herald/proto/device";
 import { fromTimestamp } from "@herald/runtime";
 
@@ -34,6 +34,14 @@ export function scopeName(s: KeyScope): ScopeName {
 }
 
 export const scopeFromName = (name: ScopeName): KeyScope => (name === "org" ? KeyScope.ORG : KeyScope.APP);
+
+export type KeyKindName = "server" | "client";
+
+/** Keys stored before kinds existed answer UNSPECIFIED: they are server keys. */
+export const keyKindName = (k: ApiKeyKind): KeyKindName => (k === ApiKeyKind.CLIENT ? "client" : "server");
+
+export const keyKindFromName = (name: KeyKindName): ApiKeyKind =>
+  name === "client" ? ApiKeyKind.CLIENT : ApiKeyKind.SERVER;
 
 /** A timestamp the API always has; its absence is a backend bug, not a null. */
 export function iso(ts: Timestamp | undefined): string {
@@ -103,6 +111,7 @@ export interface ApiKeyJson {
   id: string;
   name: string;
   scope: ScopeName;
+  kind: KeyKindName;
   app_id: string;
   prefix: string;
   rate_limit_per_minute: number;
@@ -115,6 +124,7 @@ export function apiKeyView(key: ApiKey, defaultLimit: number): ApiKeyJson {
     id: key.id,
     name: key.name,
     scope: scopeName(key.scope),
+    kind: keyKindName(key.kind),
     app_id: key.appId,
     prefix: key.prefix,
     rate_limit_per_minute: key.rateLimitPerMinute || defaultLimit,

@@ -296,6 +296,7 @@ describe("API keys", () => {
       id: expect.any(String),
       name: "mobile",
       scope: "app",
+      kind: "server",
       app_id: app.id,
       prefix: created.body.secret.slice(0, 12),
       rate_limit_per_minute: 1000,

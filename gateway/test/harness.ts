@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { AndroidChannelService } from "@herald/proto/android_channel";
 import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
 import { IdentityService } from "@herald/proto/identity";
@@ -186,6 +187,7 @@ export async function startGateway(
   const identity = createRpcClient(IdentityService, backends.credentialUrl);
   const devices = createRpcClient(DeviceRegistryService, backends.deviceRegistryUrl);
   const campaigns = createRpcClient(CampaignService, backends.campaignUrl);
+  const androidChannels = createRpcClient(AndroidChannelService, backends.deviceRegistryUrl);
   const redis = opts.redis ?? new Redis(backends.redisUrl);
   const logs = new LogCapture();
   const app = await build({
@@ -194,6 +196,7 @@ export async function startGateway(
     identity: identity.client,
     devices: devices.client,
     campaigns: campaigns.client,
+    androidChannels: androidChannels.client,
     redis,
     log: createLogger("gateway", "debug", logs),
   });
@@ -232,6 +235,7 @@ export async function startGateway(
       identity.close();
       devices.close();
       campaigns.close();
+      androidChannels.close();
     },
   };
 }

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { AndroidChannelService } from "@herald/proto/android_channel";
 import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
 import { IdentityService } from "@herald/proto/identity";
@@ -25,6 +26,7 @@ beforeAll(async () => {
   const identity = createRpcClient(IdentityService, "http://127.0.0.1:9");
   const devices = createRpcClient(DeviceRegistryService, "http://127.0.0.1:9");
   const campaigns = createRpcClient(CampaignService, "http://127.0.0.1:9");
+  const androidChannels = createRpcClient(AndroidChannelService, "http://127.0.0.1:9");
   const redis = new Redis("redis://127.0.0.1:9", { lazyConnect: true });
   app = await build({
     config: gatewayConfig(),
@@ -32,6 +34,7 @@ beforeAll(async () => {
     identity: identity.client,
     devices: devices.client,
     campaigns: campaigns.client,
+    androidChannels: androidChannels.client,
     redis,
     log: createLogger("gateway", "silent"),
   });
@@ -41,6 +44,7 @@ beforeAll(async () => {
     identity.close();
     devices.close();
     campaigns.close();
+    androidChannels.close();
     redis.disconnect();
   };
 });

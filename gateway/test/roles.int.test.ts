@@ -75,6 +75,9 @@ beforeAll(async () => {
   });
   expect(segment.status, segment.text).toBe(201);
   fixtures.segments = segment.body.id;
+  const channel = await gw.call("POST", `/v1/apps/${app.id}/android-channels`, key, { id: "news", name: "News" });
+  expect(channel.status, channel.text).toBe(201);
+  fixtures.channel_id = channel.body.id;
   const campaign = await gw.call("POST", "/v1/push/send", key, {
     app_id: app.id,
     name: "later",
@@ -141,6 +144,8 @@ function validBody(op: Operation): unknown {
     registerDevice: { app_id, push_token: apnsToken(), platform: "ios" },
     createSegment: { app_id, name: "extra", rule: { tags_any: ["x"] } },
     updateSegment: { name: "renamed" },
+    createAndroidChannel: { id: `extra-${randomUUID().slice(0, 8)}`, name: "Extra" },
+    updateAndroidChannel: { name: "Renamed" },
     previewSegment: { app_id, rule: { tags_any: ["beta"] } },
     send: { app_id, name: "now", contents },
     sendToUsers: { app_id, name: "now", contents, external_ids: ["u1"] },

@@ -200,6 +200,7 @@ const configs = {
   credential: {
     dbSchema,
     defaultRateLimit: intOrNull(1, 1000000, "HERALD_DEFAULT_RATE_LIMIT"),
+    clientKeyRateLimit: intOrNull(1, 1000000, "HERALD_CLIENT_KEY_RATE_LIMIT"),
     signingKeyRotationDays: intOrNull(1, 3650, "HERALD_SIGNING_KEY_ROTATION_DAYS"),
     signingKeyRetentionHours: intOrNull(2, 8760, "HERALD_SIGNING_KEY_RETENTION_HOURS"),
   },

@@ -175,6 +175,7 @@ gateway:
 credential:
   dbSchema: DB_SCHEMA
   defaultRateLimit: HERALD_DEFAULT_RATE_LIMIT
+  clientKeyRateLimit: HERALD_CLIENT_KEY_RATE_LIMIT
   signingKeyRotationDays: HERALD_SIGNING_KEY_ROTATION_DAYS
   signingKeyRetentionHours: HERALD_SIGNING_KEY_RETENTION_HOURS
 deviceRegistry:

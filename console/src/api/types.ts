@@ -60,6 +60,8 @@ export interface PlatformConfigs {
 export interface ApiKey {
   id: string;
   name: string;
+  /** server: for backends; client: publishable, embedded in apps (registers devices only). */
+  kind: "server" | "client";
   scope: "app" | "org";
   app_id: string;
   prefix: string;

@@ -41,6 +41,7 @@ export function ApiKeysPage() {
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
                 <Table.Th>Prefix</Table.Th>
+                <Table.Th>Kind</Table.Th>
                 <Table.Th>Scope</Table.Th>
                 <Table.Th>Rate limit</Table.Th>
                 <Table.Th>Created</Table.Th>
@@ -56,6 +57,7 @@ export function ApiKeysPage() {
                       {key.prefix}…
                     </Text>
                   </Table.Td>
+                  <Table.Td>{key.kind === "client" ? "Client" : "Server"}</Table.Td>
                   <Table.Td>{key.scope === "org" ? "Organization" : "This app"}</Table.Td>
                   <Table.Td>{key.rate_limit_per_minute.toLocaleString()}/min</Table.Td>
                   <Table.Td>{formatTime(key.created_at)}</Table.Td>
@@ -97,11 +99,13 @@ export function ApiKeysPage() {
   );
 }
 
-/** Name, scope and rate limit in; the secret out, shown once. */
+/** Name, kind, scope and rate limit in; the secret out, shown once. */
 function CreateKeyModal({ app, onClose }: { app: App; onClose: () => void }) {
   const [name, setName] = useState("");
+  const [kind, setKind] = useState<"server" | "client">("server");
   const [scope, setScope] = useState<"app" | "org">("app");
-  const [rateLimit, setRateLimit] = useState<number | string>(1000);
+  // Empty: the service's default for the kind (client keys get a lower one).
+  const [rateLimit, setRateLimit] = useState<number | string>("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [created, setCreated] = useState<CreatedApiKey>();
@@ -114,7 +118,8 @@ function CreateKeyModal({ app, onClose }: { app: App; onClose: () => void }) {
       setCreated(
         await api<CreatedApiKey>("POST", `/v1/apps/${app.id}/api-keys`, {
           name: name.trim(),
-          scope,
+          kind,
+          scope: kind === "client" ? "app" : scope,
           ...(rateLimit === "" ? {} : { rate_limit_per_minute: Number(rateLimit) }),
         }),
       );
@@ -157,17 +162,30 @@ function CreateKeyModal({ app, onClose }: { app: App; onClose: () => void }) {
               onChange={(e) => setName(e.currentTarget.value)}
             />
             <Select
+              label="Kind"
+              data={[
+                { value: "server", label: "Server key: for your backends, full access within its scope" },
+                { value: "client", label: "Client key: publishable, for apps; registers and manages its own device" },
+              ]}
+              value={kind}
+              onChange={(v) => v && setKind(v as "server" | "client")}
+              allowDeselect={false}
+            />
+            <Select
               label="Scope"
+              disabled={kind === "client"}
+              description={kind === "client" ? "A client key always belongs to one app." : undefined}
               data={[
                 { value: "app", label: `This app only (${app.name})` },
                 { value: "org", label: "The whole organization" },
               ]}
-              value={scope}
+              value={kind === "client" ? "app" : scope}
               onChange={(v) => v && setScope(v as "app" | "org")}
               allowDeselect={false}
             />
             <NumberInput
               label="Rate limit (requests per minute)"
+              placeholder="The default for this kind of key"
               min={1}
               max={1_000_000}
               value={rateLimit}

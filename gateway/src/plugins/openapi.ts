@@ -16,6 +16,12 @@ needs \`Authorization: Bearer <token>\`, where the token is an API key (\`hk_liv
 session JWT of the admin panel. Keys are scoped to one app or to the whole organization;
 an app-scoped key used on another app gets 403. Missing or invalid credentials: 401.
 
+A client key (\`hk_pub_…\`, \`kind: "client"\`) is publishable: it may ship inside an app or a
+web page. It is scoped to one app and may only call the operations marked
+\`x-herald-client-key\`: register a device, and read, update, opt out, opt in or delete a
+device when the request carries that device's push token, exactly as registered, in the
+\`X-Herald-Push-Token\` header (a wrong or missing token: 403). Everything else: 403.
+
 ## Roles
 A session token acts with its user's role in the organization: viewer (every GET),
 developer (devices, segments, campaigns, sends, imports), admin (apps, platform configs,
@@ -27,7 +33,8 @@ users only (403 for API keys). Accepting an invitation needs no credentials.
 
 ## Rate limits
 Each key may make \`rate_limit_per_minute\` requests per minute (${limits.rateLimitPerMinute.toLocaleString("en")}
-unless the key was created with its own limit; session tokens count per user). The window is 60 seconds from
+unless the key was created with its own limit; client keys default to a lower limit, 120 unless the operator
+changed HERALD_CLIENT_KEY_RATE_LIMIT; session tokens count per user). The window is 60 seconds from
 a key's first request and is shared exactly by all gateway replicas. Every authenticated
 response, errors included, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
 \`X-RateLimit-Reset\` (Unix seconds); over the limit the answer is 429 with \`Retry-After\`.
@@ -138,6 +145,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
         { name: "Push", description: "Send notifications: each send creates a campaign." },
         { name: "Campaigns", description: "Sent and scheduled campaigns, their delivery statistics, cancellation." },
         { name: "Segments", description: "Named audience rules of an app, targeted by send-to-segment." },
+        {
+          name: "Android channels",
+          description: "Android notification channels of an app, synced by the client libraries, named by sends.",
+        },
         { name: "Organization", description: "The organization and the signed-in user (sessions only)." },
         { name: "Members", description: "Members with their roles, and invitations by link (sessions only)." },
         { name: "OAuth clients", description: "The organization's own OAuth clients (sessions only)." },

@@ -9,6 +9,11 @@ export interface RateLimitOptions {
   now: () => number;
   /** What a request counts against: by default its principal's identity and limit. */
   subject?: (request: FastifyRequest) => RateLimitSubject | null;
+  /**
+   * The client's address. A client key ships inside an app, so every install shares it:
+   * its limit counts per key and address (one install, or one NAT), not per key.
+   */
+  clientAddress?: (request: FastifyRequest) => string;
 }
 
 export interface RateLimitSubject {
@@ -16,10 +21,15 @@ export interface RateLimitSubject {
   limitPerMinute: number;
 }
 
-const principalSubject = (request: FastifyRequest): RateLimitSubject | null =>
-  request.principal
-    ? { identity: request.principal.identity, limitPerMinute: request.principal.rateLimitPerMinute }
-    : null;
+function principalSubject(request: FastifyRequest, clientAddress?: (r: FastifyRequest) => string) {
+  const p = request.principal;
+  if (!p) return null;
+  const perAddress = p.keyKind === "client" && clientAddress;
+  return {
+    identity: perAddress ? `${p.identity}:addr:${clientAddress(request)}` : p.identity,
+    limitPerMinute: p.rateLimitPerMinute,
+  };
+}
 
 /**
  * Counts each request against its subject's per-minute limit (the key or user; the client
@@ -30,7 +40,7 @@ const principalSubject = (request: FastifyRequest): RateLimitSubject | null =>
  */
 export function registerRateLimit(scope: FastifyInstance, opts: RateLimitOptions): void {
   scope.addHook("onRequest", async (request, reply) => {
-    const subject = (opts.subject ?? principalSubject)(request);
+    const subject = opts.subject ? opts.subject(request) : principalSubject(request, opts.clientAddress);
     if (!subject) return;
     const limit = subject.limitPerMinute;
     let decision: ReturnType<typeof decide>;

@@ -2,9 +2,19 @@ import type { ApiKey } from "@herald/proto/credential";
 import type { FastifyInstance } from "fastify";
 import { assertKeyScopeAllowed } from "../authorize.js";
 import type { CredentialClient } from "../backends.js";
+import { badRequest } from "../http-errors.js";
 import { principalOf } from "../plugins/auth.js";
 import { createApiKeySchema, listApiKeysSchema, revokeApiKeySchema } from "../schemas/api-keys.js";
-import { apiKeyView, listView, scopeFromName, scopeName, type ScopeName, type PageQuery } from "../views.js";
+import {
+  apiKeyView,
+  keyKindFromName,
+  listView,
+  scopeFromName,
+  scopeName,
+  type KeyKindName,
+  type PageQuery,
+  type ScopeName,
+} from "../views.js";
 import type { RouteDeps } from "./deps.js";
 
 interface AppParams {
@@ -16,6 +26,7 @@ interface KeyParams extends AppParams {
 interface CreateKeyBody {
   name: string;
   scope: ScopeName;
+  kind: KeyKindName;
   rate_limit_per_minute?: number;
 }
 
@@ -43,10 +54,16 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): v
       const app = await apps.authorized(principal, request.params.app_id);
       const body = request.body;
       assertKeyScopeAllowed(principal, body.scope, "creating an org-scoped key");
+      if (body.kind === "client" && body.scope !== "app") {
+        throw badRequest("invalid request body: /scope must be app for a client key", [
+          { field: "/scope", message: "must be app for a client key" },
+        ]);
+      }
       const res = await credential.createApiKey({
         appId: app.id,
         name: body.name,
         scope: scopeFromName(body.scope),
+        kind: keyKindFromName(body.kind),
         rateLimitPerMinute: body.rate_limit_per_minute ?? 0,
       });
       if (!res.key) throw new Error("CreateApiKey answered without a key");

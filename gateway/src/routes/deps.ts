@@ -1,6 +1,12 @@
 import type { AppDirectory } from "../app-directory.js";
 import type { ApiKeyVerifier } from "../auth/api-key-verifier.js";
-import type { CampaignClient, CredentialClient, DeviceClient, IdentityClient } from "../backends.js";
+import type {
+  AndroidChannelClient,
+  CampaignClient,
+  CredentialClient,
+  DeviceClient,
+  IdentityClient,
+} from "../backends.js";
 import type { Registrations } from "../registrations.js";
 
 /** What the /v1 route handlers need. */
@@ -11,6 +17,7 @@ export interface RouteDeps {
   /** Device registrations, coalesced into RegisterDevices calls. */
   registrations: Registrations;
   campaigns: CampaignClient;
+  androidChannels: AndroidChannelClient;
   apps: AppDirectory;
   apiKeys: ApiKeyVerifier;
   /** The limit of keys stored without one of their own. */

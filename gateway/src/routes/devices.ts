@@ -2,6 +2,9 @@ import { create } from "@bufbuild/protobuf";
 import { type Device, type RegisterDeviceRequest, RegisterDeviceRequestSchema } from "@herald/proto/device";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listAppId } from "../authorize.js";
+import { isClientKey, presentedPushToken, PUSH_TOKEN_MISMATCH } from "../client-key-policy.js";
+import { possessesDevice } from "../device-possession.js";
+import { forbidden } from "../http-errors.js";
 import { principalOf } from "../plugins/auth.js";
 import {
   deleteDeviceSchema,
@@ -70,17 +73,25 @@ const present = (device: Device | undefined, rpc: string): Device => {
 export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { devices, apps, registrations } = deps;
 
-  /** The device if the caller may touch its app: 404 when unknown, 403 when not theirs. */
+  /**
+   * The device if the caller may touch its app: 404 when unknown, 403 when not theirs. A
+   * client key must also present the device's push token; a wrong one gets the same 403
+   * whichever app the device is in.
+   */
   async function authorizedDevice(request: FastifyRequest<{ Params: DeviceParams }>): Promise<Device> {
     const { device } = await devices.getDevice({ id: request.params.id });
     const found = present(device, "GetDevice");
-    await apps.authorized(principalOf(request), found.appId);
+    const principal = principalOf(request);
+    if (isClientKey(principal) && !possessesDevice(found, presentedPushToken(request.headers) ?? "")) {
+      throw forbidden(PUSH_TOKEN_MISMATCH);
+    }
+    await apps.authorized(principal, found.appId);
     return found;
   }
 
   scope.post<{ Body: RegisterBody }>(
     "/devices/register",
-    { schema: registerDeviceSchema, config: { minRole: "developer" } },
+    { schema: registerDeviceSchema, config: { minRole: "developer", clientKey: "allowed" } },
     async (request) => {
       const body = request.body;
       const app = await apps.authorized(principalOf(request), body.app_id);
@@ -111,13 +122,13 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.get<{ Params: DeviceParams }>(
     "/devices/:id",
-    { schema: getDeviceSchema, config: { minRole: "viewer" } },
+    { schema: getDeviceSchema, config: { minRole: "viewer", clientKey: "device-proof" } },
     async (request) => deviceView(await authorizedDevice(request)),
   );
 
   scope.put<{ Params: DeviceParams; Body: UpdateBody }>(
     "/devices/:id",
-    { schema: updateDeviceSchema, config: { minRole: "developer" } },
+    { schema: updateDeviceSchema, config: { minRole: "developer", clientKey: "device-proof" } },
     async (request) => {
       const current = await authorizedDevice(request);
       const body = request.body;
@@ -135,7 +146,7 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.delete<{ Params: DeviceParams }>(
     "/devices/:id",
-    { schema: deleteDeviceSchema, config: { minRole: "developer" } },
+    { schema: deleteDeviceSchema, config: { minRole: "developer", clientKey: "device-proof" } },
     async (request, reply) => {
       const current = await authorizedDevice(request);
       await devices.deleteDevice({ id: current.id });
@@ -147,7 +158,8 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     ["/devices/:id/opt-out", false, optOutSchema],
     ["/devices/:id/opt-in", true, optInSchema],
   ] as const) {
-    scope.post<{ Params: DeviceParams }>(path, { schema, config: { minRole: "developer" } }, async (request) => {
+    const config = { minRole: "developer", clientKey: "device-proof" } as const;
+    scope.post<{ Params: DeviceParams }>(path, { schema, config }, async (request) => {
       const current = await authorizedDevice(request);
       const { device } = await devices.setOptIn({ id: current.id, optedIn });
       return deviceView(present(device, "SetOptIn"));

@@ -18,6 +18,16 @@ export interface SendBody {
   priority?: PriorityName;
   collapse_id?: string;
   image_url?: string;
+  sound?: string;
+  badge?: number;
+  badge_increment?: number;
+  thread_id?: string;
+  content_available?: boolean;
+  mutable_content?: boolean;
+  icon?: string;
+  web_badge?: string;
+  actions?: { action: string; title: string; icon?: string }[];
+  android_channel_id?: string;
 }
 
 export type SendTarget =
@@ -47,6 +57,22 @@ function targetMessage(target: SendTarget): CreateCampaignInit["target"] {
   }
 }
 
+/** The send's presentation options as the campaign service takes them (docs/providers.md). */
+function notificationOptions(body: SendBody): NonNullable<CreateCampaignInit["options"]>["notification"] {
+  return {
+    sound: body.sound,
+    badge: body.badge,
+    badgeIncrement: body.badge_increment,
+    threadId: body.thread_id,
+    contentAvailable: body.content_available ?? false,
+    mutableContent: body.mutable_content ?? false,
+    webIconUrl: body.icon,
+    webBadgeUrl: body.web_badge,
+    webActions: (body.actions ?? []).map((a) => ({ action: a.action, title: a.title, iconUrl: a.icon })),
+    androidChannelId: body.android_channel_id,
+  };
+}
+
 /** A validated send body → CreateCampaign; what the body leaves out, the service defaults. */
 export function toCreateCampaignRequest(
   body: SendBody,
@@ -68,6 +94,7 @@ export function toCreateCampaignRequest(
       priority: body.priority === undefined ? Priority.UNSPECIFIED : priorityFromName(body.priority),
       collapseId: body.collapse_id,
       imageUrl: body.image_url,
+      notification: notificationOptions(body),
     },
   };
   if (body.scheduled_at !== undefined) {

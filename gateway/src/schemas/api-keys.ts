@@ -6,11 +6,21 @@ const scope = {
   enum: ["app", "org"],
   description: "app: this app only (cross-app operations answer 403); org: the whole organization.",
 } as const;
+const kind = {
+  type: "string",
+  enum: ["server", "client"],
+  description:
+    "server (secret hk_live_…): the full rights of its scope, for backends only. client (hk_pub_…): publishable, " +
+    "safe to ship inside an app; always app-scoped, it may only register devices and read, update, opt out, opt " +
+    "in or delete a device whose push token it presents in the X-Herald-Push-Token header (everything else: 403).",
+} as const;
 const rateLimit = {
   type: "integer",
   minimum: 1,
   maximum: 1_000_000,
-  description: "Requests per minute allowed to this key; 1,000 when omitted.",
+  description:
+    "Requests per minute allowed to this key; when omitted, HERALD_DEFAULT_RATE_LIMIT (1,000) for server keys and " +
+    "HERALD_CLIENT_KEY_RATE_LIMIT (120) for client keys.",
   examples: [1000],
 } as const;
 
@@ -18,6 +28,7 @@ const keyProperties = {
   id: uuid("Key id, used in DELETE …/api-keys/{key_id}."),
   name: { type: "string", description: "Label." },
   scope,
+  kind,
   app_id: {
     type: "string",
     description: "The app the key was created under (for app scope, also the app it may touch).",
@@ -25,13 +36,13 @@ const keyProperties = {
   prefix: {
     type: "string",
     description: "First characters of the secret, to recognise the key.",
-    examples: ["hk_live_Ab3x"],
+    examples: ["hk_live_Ab3x", "hk_pub_Xy7q"],
   },
   rate_limit_per_minute: rateLimit,
   created_at: timestamp("Creation time (UTC)."),
 } as const;
 
-const keyRequired = ["id", "name", "scope", "app_id", "prefix", "rate_limit_per_minute", "created_at"];
+const keyRequired = ["id", "name", "scope", "kind", "app_id", "prefix", "rate_limit_per_minute", "created_at"];
 
 export const apiKeySchema = {
   $id: "ApiKey",
@@ -65,7 +76,8 @@ export const createApiKeySchema = {
   operationId: "createApiKey",
   summary: "Create an API key",
   description:
-    "Org-scoped keys need an organization-scoped caller; an app-scoped key may create app-scoped keys of its own app.",
+    "Org-scoped keys need an organization-scoped caller; an app-scoped key may create app-scoped keys of its own app. " +
+    'A client key (`kind: "client"`) is publishable and must be app-scoped.',
   params: appParams,
   body: {
     type: "object",
@@ -74,6 +86,7 @@ export const createApiKeySchema = {
     properties: {
       name: { type: "string", minLength: 1, maxLength: 100, description: "Label.", examples: ["backend"] },
       scope: { ...scope, default: "app" },
+      kind: { ...kind, default: "server" },
       rate_limit_per_minute: rateLimit,
     },
   },

@@ -1,3 +1,4 @@
+import { deliveryOptions } from "./push.js";
 import { errorResponses, idParams, listOf, ok, pageQueryOf, timestamp, uuid } from "./common.js";
 
 /** Nullable timestamp: the moment has not come (yet), or never will. */
@@ -150,6 +151,8 @@ export const campaignSchema = {
     priority: { type: "string", enum: ["normal", "high"] },
     collapse_id: { type: ["string", "null"] },
     image_url: { type: ["string", "null"] },
+    // The send's presentation options, each present only when the send set it.
+    ...deliveryOptions,
     failure_reason: { type: ["string", "null"], description: "Why the campaign failed; null unless status is failed." },
     stats: { $ref: "CampaignStats#" },
   },

@@ -1,3 +1,4 @@
+import { androidChannelSchema } from "./android-channels.js";
 import { apiKeySchema, createdApiKeySchema } from "./api-keys.js";
 import { appSchema } from "./apps.js";
 import { campaignContentSchema, campaignSchema, campaignStatsSchema } from "./campaigns.js";
@@ -40,6 +41,7 @@ export const sharedSchemas = [
   campaignSchema,
   segmentRuleSchema,
   segmentSchema,
+  androidChannelSchema,
   userSchema,
   memberSchema,
   meSchema,

@@ -106,13 +106,118 @@ const sendProperties = {
   },
 } as const;
 
+const httpsUrl = (description: string, example: string) =>
+  ({
+    type: "string",
+    format: "uri",
+    pattern: "^https://[^/?#\\s]+",
+    maxLength: 2048,
+    description,
+    examples: [example],
+  }) as const;
+
+/**
+ * Presentation options; docs/providers.md ("Delivery options") maps each to the
+ * provider's field. Options a platform has no field for are ignored for its devices.
+ */
+export const deliveryOptions = {
+  sound: {
+    type: "string",
+    pattern: "^[A-Za-z0-9_.-]{1,64}$",
+    description:
+      'The sound to play: "default" or a sound file of the app. iOS: `aps.sound` (a file in the app bundle, e.g. ' +
+      '"chime.caf"; alerts play "default" when omitted). Android: FCM `android.notification.sound` (a res/raw ' +
+      "resource; on Android 8+ the channel's sound wins). Web: none, browsers have no notification sound.",
+    examples: ["default"],
+  },
+  badge: {
+    type: "integer",
+    minimum: 0,
+    maximum: 99_999,
+    description:
+      "Sets the app icon's badge count; 0 clears it. iOS: `aps.badge`. Android: FCM " +
+      "`android.notification.notification_count`. Web: `badge_count` in the JSON the service worker receives " +
+      "(for navigator.setAppBadge). Not with badge_increment (400).",
+    examples: [3],
+  },
+  badge_increment: {
+    type: "integer",
+    minimum: 1,
+    maximum: 99_999,
+    description:
+      "Adds to the badge count instead of setting it. No provider has an increment, so the client library applies " +
+      "it to the count it keeps: iOS: `herald_badge_increment` beside `aps`, with `aps.mutable-content` so the " +
+      "Notification Service Extension runs. Android: FCM data `herald_badge_increment`. Web: `badge_increment` " +
+      "in the JSON the service worker receives. Not with badge (400).",
+    examples: [1],
+  },
+  thread_id: {
+    type: "string",
+    minLength: 1,
+    maxLength: 64,
+    description: "iOS only: `aps.thread-id`, groups notifications in Notification Center.",
+    examples: ["chat-42"],
+  },
+  content_available: {
+    type: "boolean",
+    description:
+      "A silent push that wakes the app with `data` and shows nothing. iOS: `apns-push-type: background`, " +
+      "`apns-priority: 5`, `aps.content-available: 1` and no alert. Android: an FCM data-only message (no " +
+      "`notification`). The text of `contents` is not sent to iOS and Android devices. Web Push has no silent " +
+      "push (browsers show a notification for every push): web devices get the notification with " +
+      "`content_available: true` in its JSON. Not with sound, badge, badge_increment, thread_id, " +
+      "mutable_content, android_channel_id or image_url (422).",
+  },
+  mutable_content: {
+    type: "boolean",
+    description:
+      "iOS only: `aps.mutable-content: 1`, so the app's Notification Service Extension may change the notification " +
+      "before it is shown (set anyway when the send has an image_url or badge_increment).",
+  },
+  icon: httpsUrl(
+    "Web only: the notification's icon, `icon` in the JSON the service worker receives (its showNotification option).",
+    "https://acme.example/icon-192.png",
+  ),
+  web_badge: httpsUrl(
+    "Web only: the small monochrome image shown where the notification does not fit (Android's status bar), " +
+      "`badge` in the JSON the service worker receives (its showNotification option). Not a count: see badge.",
+    "https://acme.example/badge-72.png",
+  ),
+  actions: {
+    type: "array",
+    maxItems: 2,
+    description:
+      "Web only: up to two buttons, `actions` in the JSON the service worker receives (showNotification's " +
+      "NotificationAction: action, title, icon). The service worker gets the clicked button's `action`.",
+    items: {
+      type: "object",
+      required: ["action", "title"],
+      additionalProperties: false,
+      properties: {
+        action: { type: "string", minLength: 1, maxLength: 64, description: "Id of the button, unique in the send." },
+        title: { type: "string", minLength: 1, maxLength: 64, description: "The button's label." },
+        icon: httpsUrl("An icon on the button.", "https://acme.example/reply.png"),
+      },
+    },
+    examples: [[{ action: "open", title: "Open" }]],
+  },
+  android_channel_id: {
+    type: "string",
+    pattern: "^[A-Za-z0-9_.-]{1,64}$",
+    description:
+      "Android only: the notification channel, FCM `android.notification.channel_id`. Must be a channel of the app " +
+      "(see /v1/apps/{app_id}/android-channels), else 422.",
+    examples: ["news"],
+  },
+} as const;
+
 const sendRequired = ["app_id", "name", "contents"];
 
 const body = (extra: Record<string, object>, extraRequired: string[]) => ({
   type: "object",
   required: [...sendRequired, ...extraRequired],
   additionalProperties: false,
-  properties: { ...sendProperties, ...extra },
+  properties: { ...sendProperties, ...deliveryOptions, ...extra },
 });
 
 export const sendBody = body({}, []);

@@ -87,3 +87,21 @@ describe("buildDeliveryBatch", () => {
     expect(batchMsgId(ctx.campaignId, 3)).toBe(`${ctx.campaignId}.3`);
   });
 });
+
+describe("buildDeliveryBatch delivery options", () => {
+  it("carries the campaign's presentation options to every batch, and none when it has none", () => {
+    const notification = {
+      sound: "chime",
+      badgeIncrement: 2,
+      threadId: "t",
+      mutableContent: true,
+      webIconUrl: "https://x.test/i.png",
+      webActions: [{ action: "open", title: "Open" }],
+      androidChannelId: "news",
+    };
+    const batch = buildDeliveryBatch({ ...ctx, notification }, "ios", 1, [device(1)]);
+    expect(batch.notification).toMatchObject({ ...notification, contentAvailable: false });
+    expect(batch.notification?.badge).toBeUndefined();
+    expect(buildDeliveryBatch(ctx, "ios", 1, [device(1)]).notification).toBeUndefined();
+  });
+});

@@ -7,7 +7,8 @@ import {
 } from "@herald/proto/delivery";
 import { toTimestamp } from "@herald/runtime";
 import { PLATFORM_ENUM, type AudienceDevice } from "./audience-source.js";
-import { FALLBACK_LANGUAGE, type Contents, type PlatformName } from "./campaign.js";
+import { FALLBACK_LANGUAGE, type Contents, type NotificationOptions, type PlatformName } from "./campaign.js";
+import { toNotificationMessage } from "./to-proto.js";
 
 /** What every delivery batch of one campaign carries besides its targets. */
 export interface DeliveryContext {
@@ -19,6 +20,7 @@ export interface DeliveryContext {
   highPriority: boolean;
   collapseId?: string;
   imageUrl?: string;
+  notification?: NotificationOptions;
   /** Where the providers' ttl starts counting. */
   createdAt: Date;
 }
@@ -66,6 +68,7 @@ export function buildDeliveryBatch(
     highPriority: ctx.highPriority,
     collapseId: ctx.collapseId,
     imageUrl: ctx.imageUrl,
+    notification: ctx.notification && toNotificationMessage(ctx.notification),
     createdAt: toTimestamp(ctx.createdAt),
   });
 }

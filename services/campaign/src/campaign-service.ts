@@ -7,7 +7,8 @@ import type {
   GetCampaignStatsRequest,
   ListCampaignsRequest,
 } from "@herald/proto/campaign";
-import { aborted, invalidArgument, notFound } from "@herald/runtime";
+import { aborted, failedPrecondition, invalidArgument, notFound } from "@herald/runtime";
+import type { AndroidChannels } from "./android-channels.js";
 import type { AudienceSource } from "./audience-source.js";
 import type { CampaignRecord, Target } from "./campaign.js";
 import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./create-request.js";
@@ -19,6 +20,7 @@ import { statusName, toCampaign, toStats } from "./to-proto.js";
 export interface CampaignServiceDeps {
   store: CampaignStore;
   audience: Pick<AudienceSource, "count">;
+  androidChannels: AndroidChannels;
   metrics: CampaignMetrics;
   /** A campaign was queued for immediate fan-out: wake the workers. */
   onQueued: () => void;
@@ -47,6 +49,8 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
     const now = this.now();
     checkCreateSemantics(campaign, now);
     if (campaign.target.kind === "segment") await this.requireSegment(campaign.appId, campaign.target);
+    const channelId = campaign.options.notification?.androidChannelId;
+    if (channelId !== undefined) await this.requireChannel(campaign.appId, channelId);
     const status = initialStatus(campaign, now);
     const result = await store.create(campaign, status, idempotency);
     if (result.created) {
@@ -92,6 +96,21 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
     return campaign;
   }
 
+  /** Asks the registry, which owns channels; an unknown channel cannot be delivered to (422). */
+  private async requireChannel(appId: string, channelId: string): Promise<void> {
+    let exists: boolean;
+    try {
+      exists = await this.deps.androidChannels.exists(appId, channelId);
+    } catch (err) {
+      throw registryFailure(err, "GetAndroidChannel");
+    }
+    if (!exists) {
+      throw failedPrecondition(
+        `android_channel_id "${channelId}" is not an Android channel of this app; create it at /v1/apps/{app_id}/android-channels`,
+      );
+    }
+  }
+
   /** Asks the registry, which owns segments; an unknown segment is the caller's 404. */
   private async requireSegment(appId: string, target: Target): Promise<void> {
     try {
@@ -99,11 +118,16 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
     } catch (err) {
       if (!(err instanceof ConnectError)) throw err;
       if (err.code === Code.NotFound) throw notFound("segment not found");
-      if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
-        throw new ConnectError("the device registry is unavailable; retry later", Code.Unavailable);
-      }
-      // Anything else is our problem, not the caller's: INTERNAL, details in the log.
-      throw new Error(`CountAudience failed: ${err.message}`, { cause: err });
+      throw registryFailure(err, "CountAudience");
     }
   }
+}
+
+/** A registry call that failed: UNAVAILABLE to retry, else INTERNAL with the details in the log. */
+function registryFailure(err: unknown, rpc: string): Error {
+  if (!(err instanceof ConnectError)) return err instanceof Error ? err : new Error(String(err));
+  if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) {
+    return new ConnectError("the device registry is unavailable; retry later", Code.Unavailable);
+  }
+  return new Error(`${rpc} failed: ${err.message}`, { cause: err });
 }

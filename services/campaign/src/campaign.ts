@@ -21,11 +21,37 @@ export interface ContentText {
 /** Language code → text; always holds the fallback "en". */
 export type Contents = Record<string, ContentText>;
 
+/** A Web Push notification button. */
+export interface WebAction {
+  action: string;
+  title: string;
+  iconUrl?: string;
+}
+
+/**
+ * How the notification is presented (docs/providers.md, "Delivery options"); each
+ * sender maps what its provider supports. Stored as this JSON in campaigns.notification.
+ */
+export interface NotificationOptions {
+  sound?: string;
+  badge?: number;
+  badgeIncrement?: number;
+  threadId?: string;
+  contentAvailable?: boolean;
+  mutableContent?: boolean;
+  webIconUrl?: string;
+  webBadgeUrl?: string;
+  webActions?: WebAction[];
+  androidChannelId?: string;
+}
+
 export interface DeliveryOptions {
   ttlSeconds: number;
   priority: "normal" | "high";
   collapseId?: string;
   imageUrl?: string;
+  /** Absent when the send sets none of the options. */
+  notification?: NotificationOptions;
 }
 
 export interface NewCampaign {

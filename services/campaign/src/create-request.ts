@@ -1,6 +1,7 @@
 import type { CreateCampaignRequest } from "@herald/proto/campaign";
 import { fromTimestamp } from "@herald/runtime";
 import type { NewCampaign } from "./campaign.js";
+import { requireDeliverable } from "./notification-checks.js";
 import * as check from "./request-checks.js";
 import type { IdempotencyKey } from "./store.js";
 
@@ -31,6 +32,7 @@ export function parseCreateRequest(req: CreateCampaignRequest): CreateInput {
 export function checkCreateSemantics(campaign: NewCampaign, now: Date): void {
   check.requireFallback(campaign.contents);
   check.scheduleWindow(campaign.scheduledAt, now);
+  requireDeliverable(campaign.options.notification, campaign.options.imageUrl);
   check.requirePayloadsFit(campaign);
 }
 

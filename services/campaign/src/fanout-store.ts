@@ -62,6 +62,7 @@ function toJob(row: FanoutRow): FanoutJob {
       highPriority: row.priority === "high",
       ...(row.collapse_id !== null ? { collapseId: row.collapse_id } : {}),
       ...(row.image_url !== null ? { imageUrl: row.image_url } : {}),
+      ...(row.notification !== null ? { notification: row.notification } : {}),
       // A scheduled campaign's ttl starts when it is due, not when it was stored.
       createdAt: row.scheduled_at && row.scheduled_at > row.created_at ? row.scheduled_at : row.created_at,
     },

@@ -1,5 +1,6 @@
 import { Priority, type CampaignTarget, type Content, type SendOptions } from "@herald/proto/campaign";
 import { failedPrecondition, invalidArgument, ISO_639_1 } from "@herald/runtime";
+import { httpsUrl, notificationOptions } from "./notification-checks.js";
 import { FALLBACK_LANGUAGE, type Contents, type DeliveryOptions, type NewCampaign, type Target } from "./campaign.js";
 
 /**
@@ -18,7 +19,6 @@ export const LIMITS = {
   deviceIds: 100,
   ttlSeconds: 2_419_200,
   collapseIdBytes: 64,
-  imageUrlLength: 2048,
   idempotencyKeyLength: 255,
   /** Web Push's 4,096-byte record minus encryption overhead: the smallest provider limit. */
   payloadBytes: 3_993,
@@ -159,21 +159,10 @@ export function options(value: SendOptions | undefined): DeliveryOptions {
     }
     out.collapseId = value.collapseId;
   }
-  if (value?.imageUrl) out.imageUrl = imageUrl(value.imageUrl);
+  if (value?.imageUrl) out.imageUrl = httpsUrl(value.imageUrl, "image_url");
+  const notification = notificationOptions(value?.notification);
+  if (notification) out.notification = notification;
   return out;
-}
-
-function imageUrl(value: string): string {
-  const bad = () => invalidArgument(`image_url must be an https URL of at most ${LIMITS.imageUrlLength} characters`);
-  if (value.length > LIMITS.imageUrlLength) throw bad();
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw bad();
-  }
-  if (parsed.protocol !== "https:" || parsed.hostname === "") throw bad();
-  return value;
 }
 
 export function idempotencyKey(value: string | undefined): string | undefined {
@@ -207,8 +196,20 @@ export function scheduleWindow(value: Date | undefined, now: Date): void {
 export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dataJson" | "options">): void {
   const data: unknown = campaign.dataJson === "" ? {} : JSON.parse(campaign.dataJson);
   const image = campaign.options.imageUrl;
+  const n = campaign.options.notification;
+  // The web extras as sender-webpush adds them (services/sender-webpush/src/webpush-payload.ts).
+  const extras = {
+    ...(n?.webIconUrl ? { icon: n.webIconUrl } : {}),
+    ...(n?.webBadgeUrl ? { badge: n.webBadgeUrl } : {}),
+    ...(n?.webActions
+      ? { actions: n.webActions.map((a) => ({ action: a.action, title: a.title, icon: a.iconUrl })) }
+      : {}),
+    ...(n?.badge !== undefined ? { badge_count: n.badge } : {}),
+    ...(n?.badgeIncrement !== undefined ? { badge_increment: n.badgeIncrement } : {}),
+    ...(n?.contentAvailable ? { content_available: true } : {}),
+  };
   for (const [lang, { title, body }] of Object.entries(campaign.contents)) {
-    const payload = JSON.stringify({ title, body, data, ...(image ? { image } : {}) });
+    const payload = JSON.stringify({ title, body, data, ...(image ? { image } : {}), ...extras });
     if (Buffer.byteLength(payload) > LIMITS.payloadBytes) {
       throw failedPrecondition(`payload too large for ${lang}: at most ${LIMITS.payloadBytes} bytes with data`);
     }

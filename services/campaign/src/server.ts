@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { jetstream } from "@nats-io/jetstream";
 import { CampaignService } from "@herald/proto/campaign";
+import { AndroidChannelService } from "@herald/proto/android_channel";
 import { DeviceRegistryService } from "@herald/proto/device";
 import {
   connectNats,
@@ -20,6 +21,7 @@ import {
   natsReady,
   postgresReady,
 } from "@herald/runtime";
+import { RegistryAndroidChannels } from "./android-channels.js";
 import { RegistryAudience } from "./audience-source.js";
 import { JetStreamBatchPublisher } from "./batch-publisher.js";
 import { CampaignServiceImpl } from "./campaign-service.js";
@@ -61,6 +63,9 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
     const registryClient = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl, { timeoutMs: 30_000 });
     closers.add(async () => registryClient.close());
     const audience = new RegistryAudience(registryClient.client);
+    const channelsClient = createRpcClient(AndroidChannelService, config.deviceRegistryUrl, { timeoutMs: 30_000 });
+    closers.add(async () => channelsClient.close());
+    const androidChannels = new RegistryAndroidChannels(channelsClient.client);
     const registry = createMetricsRegistry("campaign");
     const metrics = createCampaignMetrics(registry);
     registerCampaignGauges(registry, pool, nc, names);
@@ -90,7 +95,13 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
       log,
       onQueued: () => workers.nudge(),
     });
-    const service = new CampaignServiceImpl({ store, audience, metrics, onQueued: () => workers.nudge() });
+    const service = new CampaignServiceImpl({
+      store,
+      audience,
+      androidChannels,
+      metrics,
+      onQueued: () => workers.nudge(),
+    });
 
     // Started in this order so that close() stops them in reverse: the background loops
     // first (fan-out ends at a batch boundary), then RPC and admin, then NATS and the pool.

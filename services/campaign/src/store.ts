@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { currentTraceContext, inTransaction, type Pool } from "@herald/runtime";
-import type { CampaignRecord, CampaignStatusName, Contents, NewCampaign, Target } from "./campaign.js";
+import type {
+  CampaignRecord,
+  CampaignStatusName,
+  Contents,
+  NewCampaign,
+  NotificationOptions,
+  Target,
+} from "./campaign.js";
 
 export interface IdempotencyKey {
   scope: string;
@@ -56,6 +63,7 @@ export interface CampaignRow {
   priority: "normal" | "high";
   collapse_id: string | null;
   image_url: string | null;
+  notification: NotificationOptions | null;
   scheduled_at: Date | null;
   trace_context: string | null;
   audience_size: string;
@@ -98,6 +106,7 @@ export function toCampaignRecord(row: CampaignRow): CampaignRecord {
       priority: row.priority,
       ...(row.collapse_id !== null ? { collapseId: row.collapse_id } : {}),
       ...(row.image_url !== null ? { imageUrl: row.image_url } : {}),
+      ...(row.notification !== null ? { notification: row.notification } : {}),
     },
     ...(row.scheduled_at ? { scheduledAt: row.scheduled_at } : {}),
     audienceSize: Number(row.audience_size),
@@ -145,8 +154,9 @@ export class PgCampaignStore implements CampaignStore {
       }
       const { rows } = await client.query<CampaignRow>(
         `INSERT INTO campaigns (id, app_id, name, status, contents, data_json, target_kind, external_ids, segment_id,
-                                device_ids, ttl_seconds, priority, collapse_id, image_url, scheduled_at, trace_context)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                                device_ids, ttl_seconds, priority, collapse_id, image_url, scheduled_at, trace_context,
+                                notification)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
          RETURNING *`,
         [
           id,
@@ -166,6 +176,7 @@ export class PgCampaignStore implements CampaignStore {
           c.scheduledAt ?? null,
           // The creating request's trace (the RPC's server span), for the fan-out to continue.
           currentTraceContext() ?? null,
+          c.options.notification ? JSON.stringify(c.options.notification) : null,
         ],
       );
       return { campaign: toCampaignRecord(rows[0]!), created: true };

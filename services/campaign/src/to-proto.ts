@@ -10,7 +10,8 @@ import {
   type CampaignTarget,
 } from "@herald/proto/campaign";
 import { toTimestamp } from "@herald/runtime";
-import type { CampaignCounters, CampaignRecord, CampaignStatusName, Target } from "./campaign.js";
+import { NotificationOptionsSchema, type NotificationOptions as NotificationMessage } from "@herald/proto/delivery";
+import type { CampaignCounters, CampaignRecord, CampaignStatusName, NotificationOptions, Target } from "./campaign.js";
 
 const STATUS: Record<CampaignStatusName, CampaignStatus> = {
   scheduled: CampaignStatus.SCHEDULED,
@@ -65,6 +66,7 @@ export function toCampaign(c: CampaignRecord): Campaign {
       priority: c.options.priority === "high" ? Priority.HIGH : Priority.NORMAL,
       collapseId: c.options.collapseId,
       imageUrl: c.options.imageUrl,
+      notification: c.options.notification && toNotificationMessage(c.options.notification),
     },
     stats: toStats(c.stats),
     scheduledAt: c.scheduledAt ? toTimestamp(c.scheduledAt) : undefined,
@@ -73,5 +75,21 @@ export function toCampaign(c: CampaignRecord): Campaign {
     createdAt: toTimestamp(c.createdAt),
     updatedAt: toTimestamp(c.updatedAt),
     failureReason: c.failureReason,
+  });
+}
+
+/** The stored presentation options as the campaign and delivery messages carry them. */
+export function toNotificationMessage(n: NotificationOptions): NotificationMessage {
+  return create(NotificationOptionsSchema, {
+    sound: n.sound,
+    badge: n.badge,
+    badgeIncrement: n.badgeIncrement,
+    threadId: n.threadId,
+    contentAvailable: n.contentAvailable ?? false,
+    mutableContent: n.mutableContent ?? false,
+    webIconUrl: n.webIconUrl,
+    webBadgeUrl: n.webBadgeUrl,
+    webActions: n.webActions ?? [],
+    androidChannelId: n.androidChannelId,
   });
 }

@@ -11,6 +11,15 @@ describe("API key secrets", () => {
     }
   });
 
+  it("generates hk_pub_ and 40 base62 characters for client keys, shown as hk_pub_ and 4 more", () => {
+    for (let i = 0; i < 50; i++) {
+      const secret = generateSecret("client");
+      expect(secret).toMatch(/^hk_pub_[A-Za-z0-9]{40}$/);
+      expect(isWellFormedSecret(secret)).toBe(true);
+      expect(displayPrefix(secret)).toBe(secret.slice(0, 11));
+    }
+  });
+
   it("never repeats and uses the whole alphabet about evenly", () => {
     const counts = new Map<string, number>();
     const seen = new Set<string>();
@@ -33,6 +42,9 @@ describe("API key secrets", () => {
     expect(isWellFormedSecret(`hk_live_${"a".repeat(32)}`)).toBe(true);
     expect(isWellFormedSecret(`hk_live_${"a".repeat(31)}`)).toBe(false);
     expect(isWellFormedSecret(`hk_test_${"a".repeat(40)}`)).toBe(false);
+    expect(isWellFormedSecret(`hk_pub_${"a".repeat(32)}`)).toBe(true);
+    expect(isWellFormedSecret(`hk_pub_${"a".repeat(31)}`)).toBe(false);
+    expect(isWellFormedSecret(`hk_publ_${"a".repeat(40)}`)).toBe(false);
     expect(isWellFormedSecret(`hk_live_${"a".repeat(39)}!`)).toBe(false);
     expect(isWellFormedSecret("")).toBe(false);
   });

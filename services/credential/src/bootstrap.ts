@@ -26,6 +26,7 @@ export async function bootstrap(
     orgId,
     appId: null,
     scope: "org",
+    kind: "server",
     name: "bootstrap",
     prefix: displayPrefix(bootstrapSecret),
     secretHash: hashSecret(bootstrapSecret),

@@ -46,6 +46,8 @@ export const configSpec = {
   masterKey: masterKey("HERALD_MASTER_KEY"),
   bootstrapApiKey,
   defaultRateLimit: int("HERALD_DEFAULT_RATE_LIMIT", 1000, 1, 1_000_000),
+  // Client keys ship inside apps, so anyone may use them: a lower default per key.
+  clientKeyRateLimit: int("HERALD_CLIENT_KEY_RATE_LIMIT", 120, 1, 1_000_000),
   bootstrapAdminEmail,
   bootstrapAdminPassword,
   signingKeyRotationDays: int("HERALD_SIGNING_KEY_ROTATION_DAYS", 30, 1, 3650),
@@ -58,6 +60,7 @@ type ParsedConfig = {
 };
 /** Settings that start() defaults, so that a config built by hand (tests) may leave them out. */
 type Defaulted =
+  | "clientKeyRateLimit"
   | "bootstrapAdminEmail"
   | "bootstrapAdminPassword"
   | "signingKeyRotationDays"

@@ -35,12 +35,23 @@ import {
 import * as check from "./request-checks.js";
 import type { SealedBox } from "./sealed-box.js";
 import type { AppRecord, CredentialStore } from "./store.js";
-import { toApiKey, toApp, toKeyScope, toPageInfo, toPlatformConfig, toSendCredentials } from "./to-proto.js";
+import {
+  effectiveRateLimit,
+  toApiKey,
+  toApiKeyKind,
+  toApp,
+  toKeyScope,
+  toPageInfo,
+  toPlatformConfig,
+  toSendCredentials,
+  type DefaultRateLimits,
+} from "./to-proto.js";
 
 export interface CredentialServiceDeps {
   store: CredentialStore;
   sealedBox: SealedBox;
-  defaultRateLimit: number;
+  /** Requests per minute of keys without their own limit, by kind. */
+  defaultRateLimits: DefaultRateLimits;
   log: Logger;
   /** Called after an app deletion committed: publishes the queued app.deleted event. */
   afterAppDeleted: () => void;
@@ -64,7 +75,8 @@ export class CredentialServiceImpl implements ServiceImpl<typeof CredentialServi
         scope: toKeyScope(key.scope),
         appId: key.scope === "app" ? (key.appId ?? undefined) : undefined,
         keyId: key.id,
-        rateLimitPerMinute: key.rateLimitPerMinute ?? this.deps.defaultRateLimit,
+        rateLimitPerMinute: effectiveRateLimit(key, this.deps.defaultRateLimits),
+        kind: toApiKeyKind(key.kind),
       },
     };
   }
@@ -126,28 +138,30 @@ export class CredentialServiceImpl implements ServiceImpl<typeof CredentialServi
   async createApiKey(req: CreateApiKeyRequest) {
     const name = check.keyName(req.name);
     const scope = check.keyScope(req.scope);
+    const kind = check.keyKind(req.kind, scope);
     const rateLimitPerMinute = check.rateLimit(req.rateLimitPerMinute);
     const app = await this.requireApp(req.appId);
-    const secret = generateSecret();
+    const secret = generateSecret(kind);
     const key = await this.deps.store.createApiKey({
       orgId: app.orgId,
       appId: app.id,
       scope,
+      kind,
       name,
       prefix: displayPrefix(secret),
       secretHash: hashSecret(secret),
       rateLimitPerMinute,
     });
     if (!key) throw appNotFound(req.appId);
-    this.deps.log.info({ keyId: key.id, appId: app.id, scope }, "API key created");
-    return { key: toApiKey(key, this.deps.defaultRateLimit), secret };
+    this.deps.log.info({ keyId: key.id, appId: app.id, scope, kind }, "API key created");
+    return { key: toApiKey(key, this.deps.defaultRateLimits), secret };
   }
 
   async listApiKeys(req: ListApiKeysRequest) {
     const page = check.pageQuery(req.page);
     const app = await this.requireApp(req.appId);
     const { keys, total } = await this.deps.store.listApiKeys(app.id, page);
-    return { keys: keys.map((k) => toApiKey(k, this.deps.defaultRateLimit)), page: toPageInfo(page, total) };
+    return { keys: keys.map((k) => toApiKey(k, this.deps.defaultRateLimits)), page: toPageInfo(page, total) };
   }
 
   async revokeApiKey(req: RevokeApiKeyRequest) {

@@ -1,6 +1,7 @@
 import { Platform, type PageRequest } from "@herald/proto/common";
-import { KeyScope } from "@herald/proto/credential";
+import { ApiKeyKind, KeyScope } from "@herald/proto/credential";
 import { invalidArgument } from "@herald/runtime";
+import type { ApiKeyKindName } from "./api-key-secret.js";
 import { BUNDLE_ID, type PlatformName } from "./platform-credentials.js";
 import type { KeyScopeName, PageQuery } from "./store.js";
 
@@ -57,6 +58,14 @@ export function keyScope(scope: KeyScope): KeyScopeName {
   if (scope === KeyScope.ORG) return "org";
   if (scope === KeyScope.APP || scope === KeyScope.UNSPECIFIED) return "app";
   throw invalidArgument("scope must be org or app");
+}
+
+/** Unspecified is a server key; a client key is publishable, so it may reach one app only. */
+export function keyKind(kind: ApiKeyKind, scope: KeyScopeName): ApiKeyKindName {
+  if (kind === ApiKeyKind.SERVER || kind === ApiKeyKind.UNSPECIFIED) return "server";
+  if (kind !== ApiKeyKind.CLIENT) throw invalidArgument("kind must be server or client");
+  if (scope !== "app") throw invalidArgument("a client key must be app-scoped");
+  return "client";
 }
 
 /** 0 means the service default, stored as null so that changing the default reaches the key. */

@@ -85,7 +85,10 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     const service = new CredentialServiceImpl({
       store,
       sealedBox,
-      defaultRateLimit: config.defaultRateLimit,
+      defaultRateLimits: {
+        server: config.defaultRateLimit,
+        client: config.clientKeyRateLimit ?? configSpec.clientKeyRateLimit.default!,
+      },
       log,
       afterAppDeleted: () => void publisher.flush(),
     });

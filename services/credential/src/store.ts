@@ -1,4 +1,5 @@
 import { inTransaction, isUniqueViolation, type Pool } from "@herald/runtime";
+import type { ApiKeyKindName } from "./api-key-secret.js";
 import type { OutboxEvent } from "./outbox-publisher.js";
 import type { PlatformName, PublicData } from "./platform-credentials.js";
 
@@ -20,9 +21,10 @@ export interface ApiKeyRecord {
   /** The app the key was created under; null for the bootstrap key and after the app is gone. */
   appId: string | null;
   scope: KeyScopeName;
+  kind: ApiKeyKindName;
   name: string;
   prefix: string;
-  /** null: the service default. */
+  /** null: the service default of the key's kind. */
   rateLimitPerMinute: number | null;
   createdAt: Date;
   revokedAt: Date | null;
@@ -32,6 +34,7 @@ export interface NewApiKey {
   orgId: string;
   appId: string | null;
   scope: KeyScopeName;
+  kind: ApiKeyKindName;
   name: string;
   prefix: string;
   secretHash: Buffer;
@@ -86,7 +89,7 @@ export interface CredentialStore {
 // Aliased so that rows come back in the record shapes above, with no mapping code.
 const APP_COLUMNS = `id, org_id AS "orgId", name, platform, bundle_id AS "bundleId",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
-const KEY_COLUMNS = `id, org_id AS "orgId", app_id AS "appId", scope, name, prefix,
+const KEY_COLUMNS = `id, org_id AS "orgId", app_id AS "appId", scope, kind, name, prefix,
   rate_limit_per_minute AS "rateLimitPerMinute", created_at AS "createdAt", revoked_at AS "revokedAt"`;
 const CONFIG_COLUMNS = `app_id AS "appId", platform, public_data AS "publicData", sealed,
   key_version AS "keyVersion", fingerprint, updated_at AS "updatedAt"`;
@@ -98,10 +101,10 @@ export class PostgresCredentialStore implements CredentialStore {
 
   async ensureApiKey(key: NewApiKey): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO api_keys (org_id, app_id, scope, name, prefix, secret_hash, rate_limit_per_minute)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO api_keys (org_id, app_id, scope, kind, name, prefix, secret_hash, rate_limit_per_minute)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (secret_hash) DO NOTHING`,
-      [key.orgId, key.appId, key.scope, key.name, key.prefix, key.secretHash, key.rateLimitPerMinute],
+      [key.orgId, key.appId, key.scope, key.kind, key.name, key.prefix, key.secretHash, key.rateLimitPerMinute],
     );
     return rowCount === 1;
   }
@@ -176,9 +179,9 @@ export class PostgresCredentialStore implements CredentialStore {
   async createApiKey(key: NewApiKey): Promise<ApiKeyRecord | undefined> {
     try {
       const { rows } = await this.pool.query<ApiKeyRecord>(
-        `INSERT INTO api_keys (org_id, app_id, scope, name, prefix, secret_hash, rate_limit_per_minute)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
-        [key.orgId, key.appId, key.scope, key.name, key.prefix, key.secretHash, key.rateLimitPerMinute],
+        `INSERT INTO api_keys (org_id, app_id, scope, kind, name, prefix, secret_hash, rate_limit_per_minute)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLUMNS}`,
+        [key.orgId, key.appId, key.scope, key.kind, key.name, key.prefix, key.secretHash, key.rateLimitPerMinute],
       );
       return rows[0];
     } catch (err) {

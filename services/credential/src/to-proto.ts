@@ -1,6 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { PageInfoSchema } from "@herald/proto/common";
 import {
+  ApiKeyKind,
   KeyScope,
   type ApiKeySchema,
   type AppSchema,
@@ -26,14 +27,24 @@ export const toApp = (app: AppRecord): MessageInitShape<typeof AppSchema> => ({
 
 export const toKeyScope = (scope: ApiKeyRecord["scope"]): KeyScope => (scope === "org" ? KeyScope.ORG : KeyScope.APP);
 
-export const toApiKey = (key: ApiKeyRecord, defaultRateLimit: number): MessageInitShape<typeof ApiKeySchema> => ({
+export const toApiKeyKind = (kind: ApiKeyRecord["kind"]): ApiKeyKind =>
+  kind === "client" ? ApiKeyKind.CLIENT : ApiKeyKind.SERVER;
+
+/** Requests per minute of keys without their own limit, by kind (HERALD_DEFAULT_RATE_LIMIT, HERALD_CLIENT_KEY_RATE_LIMIT). */
+export type DefaultRateLimits = Record<ApiKeyRecord["kind"], number>;
+
+export const effectiveRateLimit = (key: ApiKeyRecord, defaults: DefaultRateLimits): number =>
+  key.rateLimitPerMinute ?? defaults[key.kind];
+
+export const toApiKey = (key: ApiKeyRecord, defaults: DefaultRateLimits): MessageInitShape<typeof ApiKeySchema> => ({
   id: key.id,
   orgId: key.orgId,
   appId: key.appId ?? "",
   scope: toKeyScope(key.scope),
+  kind: toApiKeyKind(key.kind),
   name: key.name,
   prefix: key.prefix,
-  rateLimitPerMinute: key.rateLimitPerMinute ?? defaultRateLimit,
+  rateLimitPerMinute: effectiveRateLimit(key, defaults),
   createdAt: toTimestamp(key.createdAt),
   revokedAt: key.revokedAt ? toTimestamp(key.revokedAt) : undefined,
 });

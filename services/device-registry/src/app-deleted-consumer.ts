@@ -2,6 +2,7 @@ import type { JsMsg } from "@nats-io/jetstream";
 import type { Logger, NatsConnection, StreamNames } from "@herald/runtime";
 import { RETRY_DELAY_MS, startEventsConsumer, type EventsConsumer } from "./events-consumer.js";
 import { isUuid } from "./ids.js";
+import type { AndroidChannelStore } from "./android-channel-store.js";
 import type { SegmentStore } from "./segment-store.js";
 import type { DeviceStore } from "./store.js";
 
@@ -18,21 +19,28 @@ export function startAppDeletedConsumer(opts: {
   names: StreamNames;
   store: DeviceStore;
   segments: SegmentStore;
+  channels: Pick<AndroidChannelStore, "deleteAppChannels">;
   log: Logger;
 }): Promise<EventsConsumer> {
-  const { store, segments, log } = opts;
+  const { store, segments, channels, log } = opts;
   return startEventsConsumer({
     ...opts,
     durable: "device-registry-app-deleted",
     subject: opts.names.appDeleted,
     maxMessages: 16,
     process: async (messages) => {
-      for await (const m of messages) await handle(m, store, segments, log);
+      for await (const m of messages) await handle(m, { store, segments, channels }, log);
     },
   });
 }
 
-async function handle(m: JsMsg, store: DeviceStore, segments: SegmentStore, log: Logger): Promise<void> {
+interface AppStores {
+  store: DeviceStore;
+  segments: SegmentStore;
+  channels: Pick<AndroidChannelStore, "deleteAppChannels">;
+}
+
+async function handle(m: JsMsg, { store, segments, channels }: AppStores, log: Logger): Promise<void> {
   const appId = parseAppId(m.string());
   if (!appId) {
     log.warn({ subject: m.subject, seq: m.seq }, "app.deleted message without a valid app_id; dropped");
@@ -50,8 +58,12 @@ async function handle(m: JsMsg, store: DeviceStore, segments: SegmentStore, log:
       m.working();
     }
     const deletedSegments = await segments.deleteAppSegments(appId);
+    const deletedChannels = await channels.deleteAppChannels(appId);
     m.ack();
-    log.info({ appId, deleted, deletedSegments }, "devices and segments of deleted app removed");
+    log.info(
+      { appId, deleted, deletedSegments, deletedChannels },
+      "devices, segments and channels of deleted app removed",
+    );
   } catch (err) {
     log.error({ err, appId }, "removing devices of deleted app failed; will retry");
     m.nak(RETRY_DELAY_MS);

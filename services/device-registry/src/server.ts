@@ -14,7 +14,10 @@ import {
   natsReady,
   postgresReady,
 } from "@herald/runtime";
+import { AndroidChannelService } from "@herald/proto/android_channel";
 import { DeviceRegistryService } from "@herald/proto/device";
+import { AndroidChannelServiceImpl } from "./android-channel-service.js";
+import { PgAndroidChannelStore } from "./android-channel-store.js";
 import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
 import type { Config } from "./config.js";
 import { startDeviceInvalidatedConsumer } from "./device-invalidated-consumer.js";
@@ -46,6 +49,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
     closers.add(() => nc.drain());
     const store = new PgDeviceStore(pool);
     const segments = new PgSegmentStore(pool);
+    const channels = new PgAndroidChannelStore(pool);
     const registry = createMetricsRegistry("device-registry");
     const metrics = createDeviceRegistryMetrics(registry);
     const names = streamNames(config.natsNamespace);
@@ -66,7 +70,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
         },
       ],
     });
-    const appDeleted = await startAppDeletedConsumer({ nc, names, store, segments, log });
+    const appDeleted = await startAppDeletedConsumer({ nc, names, store, segments, channels, log });
     closers.add(() => appDeleted.close());
     const invalidated = await startDeviceInvalidatedConsumer({ nc, names, store, metrics, log });
     closers.add(() => invalidated.close());
@@ -78,7 +82,10 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
       metrics,
     });
     const rpc = await startRpcServer({
-      routes: (router) => router.service(DeviceRegistryService, service),
+      routes: (router) =>
+        router
+          .service(DeviceRegistryService, service)
+          .service(AndroidChannelService, new AndroidChannelServiceImpl(channels)),
       port: config.port,
       log,
     });

@@ -24,6 +24,14 @@ async function deviceCount(r: Registry, appId: string): Promise<number> {
   return rows[0]!.n;
 }
 
+async function channelCount(r: Registry, appId: string): Promise<number> {
+  const { rows } = await r.pool.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM android_channels WHERE app_id = $1",
+    [appId],
+  );
+  return rows[0]!.n;
+}
+
 describe("app.deleted", () => {
   let r: Registry;
   let nc: NatsConnection;
@@ -37,7 +45,7 @@ describe("app.deleted", () => {
     await r?.stop();
   });
 
-  it("removes every device and segment of the deleted app, devices in batches, and no other app's", async () => {
+  it("removes every device, segment and Android channel of the deleted app, devices in batches, and no other app's", async () => {
     const deleted = randomUUID();
     const kept = randomUUID();
     await insertDevices(r, deleted, DELETE_BATCH * 2 + 17);
@@ -48,6 +56,9 @@ describe("app.deleted", () => {
     const survivor = (
       await r.client.createSegment({ appId: kept, name: "all android", rule: { platforms: [Platform.ANDROID] } })
     ).segment!;
+    for (const appId of [deleted, kept]) {
+      await r.pool.query("INSERT INTO android_channels (app_id, id, name) VALUES ($1, 'news', 'News')", [appId]);
+    }
     const js = jetstream(nc);
 
     // A malformed event is dropped and does not block the ones behind it.
@@ -57,6 +68,8 @@ describe("app.deleted", () => {
     await waitFor(async () => (await deviceCount(r, deleted)) === 0);
     expect(await deviceCount(r, kept)).toBe(25);
     await waitFor(async () => (await r.client.listSegments({ appId: deleted })).page?.total === 0n);
+    expect(await channelCount(r, deleted)).toBe(0);
+    expect(await channelCount(r, kept)).toBe(1);
     await expect(r.client.getSegment({ id: doomed.id })).rejects.toMatchObject({ code: Code.NotFound });
     expect((await r.client.getSegment({ id: survivor.id })).segment?.previewCount).toBe(25n);
 

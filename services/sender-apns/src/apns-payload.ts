@@ -13,6 +13,13 @@ const MAX_COLLAPSE_ID_BYTES = 64;
  */
 export const IMAGE_URL_KEY = "image_url";
 
+/**
+ * APNs has no badge increment: the amount goes beside `aps` under this key, with
+ * `mutable-content`, for the app's Notification Service Extension to add to the count it
+ * keeps (docs/sdk-protocol.md).
+ */
+export const BADGE_INCREMENT_KEY = "herald_badge_increment";
+
 /** Presentation options a send may carry besides title and body. */
 export interface AlertOptions {
   sound?: string;
@@ -30,9 +37,10 @@ export interface ApnsNotification {
 export type BuildResult = { ok: true; notification: ApnsNotification } | { ok: false; reason: string };
 
 /**
- * The APNs request for one rendered payload of a batch: `aps.alert {title, body}` (or a
- * background push with `content-available` when the send has data but no text), the
- * send's data keys beside `aps`, and the apns-* headers. Pure: the same input always
+ * The APNs request for one rendered payload of a batch: `aps.alert {title, body}` with
+ * the send's sound, badge, thread-id and mutable-content (or a background push with only
+ * `content-available` when the send is silent or has data but no text), the send's data
+ * keys beside `aps`, and the apns-* headers. Pure: the same input always
  * gives the same bytes, so a batch builds it once per language.
  */
 export function buildNotification(
@@ -42,10 +50,14 @@ export function buildNotification(
   topic: string,
   options: AlertOptions = {},
 ): BuildResult {
+  const n = batch.notification;
+  const silent = n?.contentAvailable === true;
   const hasText = payload.title !== "" || payload.body !== "";
   const hasData = Object.keys(data).length > 0;
-  if (!hasText && !hasData) return { ok: false, reason: "EmptyNotification" };
-  const background = !hasText;
+  if (!hasText && !hasData && !silent) return { ok: false, reason: "EmptyNotification" };
+  // A silent send wakes the app without its text: Apple allows nothing else in `aps`.
+  const background = silent || !hasText;
+  const extra: Record<string, unknown> = {};
 
   const aps: Record<string, unknown> = {};
   if (background) {
@@ -55,16 +67,20 @@ export function buildNotification(
     if (payload.title) alert.title = payload.title;
     if (payload.body) alert.body = payload.body;
     aps.alert = alert;
-    if (options.sound) aps.sound = options.sound;
-    if (options.badge !== undefined) aps.badge = options.badge;
-    if (options.threadId) aps["thread-id"] = options.threadId;
-    // The extension that fetches the image only runs for visible notifications.
-    if (batch.imageUrl) aps["mutable-content"] = 1;
+    const sound = n?.sound ?? options.sound;
+    if (sound) aps.sound = sound;
+    const badge = n?.badge ?? options.badge;
+    if (badge !== undefined) aps.badge = badge;
+    const threadId = n?.threadId ?? options.threadId;
+    if (threadId) aps["thread-id"] = threadId;
+    if (n?.badgeIncrement !== undefined) extra[BADGE_INCREMENT_KEY] = n.badgeIncrement;
+    // The extension that fetches the image or adds to the badge only runs for visible notifications.
+    if (batch.imageUrl || n?.mutableContent || n?.badgeIncrement !== undefined) aps["mutable-content"] = 1;
   }
   // `aps` is refused as a data key when the send is created; it is skipped here too.
   const { aps: _ignored, ...custom } = data;
   const body = Buffer.from(
-    JSON.stringify({ ...custom, ...(batch.imageUrl ? { [IMAGE_URL_KEY]: batch.imageUrl } : {}), aps }),
+    JSON.stringify({ ...custom, ...(batch.imageUrl ? { [IMAGE_URL_KEY]: batch.imageUrl } : {}), ...extra, aps }),
   );
   if (body.length > MAX_PAYLOAD_BYTES) return { ok: false, reason: "PayloadTooLarge" };
 

@@ -41,7 +41,7 @@ export interface ApnsProviderDeps {
   tokens: ProviderTokens;
   /** One origin for both environments (APNS_URL); Apple's hosts when unset. */
   baseUrl?: string;
-  /** What every alert carries besides title and body (the send API has no per-send sound). */
+  /** What every alert carries unless its send sets its own (the default sound). */
   alert?: AlertOptions;
   registerMetrics?: (registry: Registry) => void;
 }

@@ -27,7 +27,7 @@ export function start(config: Config, deps: { log: Logger }): Promise<RunningSen
     pool,
     tokens,
     baseUrl: config.apnsUrl,
-    // The send API carries no sound: alerts play the default one, as users of other services expect.
+    // A send without a sound plays the default one, as users of other services expect.
     alert: { sound: "default" },
     registerMetrics: metrics.register,
   });

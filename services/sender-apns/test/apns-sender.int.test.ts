@@ -1,5 +1,5 @@
 import { createPublicKey, randomBytes, randomUUID } from "node:crypto";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -8,6 +8,7 @@ import { inject } from "vitest";
 import { Platform } from "@herald/proto/common";
 import {
   DeliveryBatchSchema,
+  type NotificationOptionsSchema,
   DeviceInvalidatedSchema,
   OutcomeBatchSchema,
   OutcomeKind,
@@ -105,6 +106,7 @@ async function registerWithApple(key: { p8: string; keyId: string; teamId: strin
 }
 
 type BatchInput = Partial<Pick<DeliveryBatch, "dataJson" | "ttlSeconds" | "collapseId" | "imageUrl">> & {
+  notification?: MessageInitShape<typeof NotificationOptionsSchema>;
   app?: string;
   payloads?: { index: number; title: string; body: string }[];
 };
@@ -129,6 +131,7 @@ async function publish(targets: { id: string; token: string }[], extra: BatchInp
       ttlSeconds: extra.ttlSeconds ?? 3600,
       collapseId: extra.collapseId,
       imageUrl: extra.imageUrl,
+      notification: extra.notification,
       createdAt: timestampFromDate(new Date()),
     });
     await jetstream(nc).publish(names.delivery("ios"), toBinary(DeliveryBatchSchema, batch), {
@@ -286,6 +289,40 @@ describe("APNs sender", () => {
         aps: { "mutable-content": 1 },
       });
     }
+  });
+
+  it("puts each delivery option in its exact APNs field: sound, badge, thread-id, mutable-content, silent pushes", async () => {
+    await startSender();
+    const [styled, counted, silent] = await Promise.all([devices(1), devices(1), devices(1)]);
+    const styledId = await publish(styled, {
+      notification: { sound: "chime.caf", badge: 3, threadId: "chat-42", mutableContent: true },
+    });
+    const countedId = await publish(counted, { notification: { badgeIncrement: 2 } });
+    const silentId = await publish(silent, { notification: { contentAvailable: true } });
+    for (const id of [styledId, countedId, silentId]) {
+      expect((await outcomes(id, 1)).map((o) => o.kind)).toEqual([OutcomeKind.DELIVERED]);
+    }
+    const all = await admin.allDeliveries({ platform: "apns" });
+    const of = (t: { token: string }) => all.find((x) => x.device_token === t.token)!;
+    expect(of(styled[0]!)).toMatchObject({ push_type: "alert", priority: 10 });
+    expect(JSON.parse(of(styled[0]!).payload).aps).toEqual({
+      alert: { title: "Hallo", body: "Wie geht's?" },
+      sound: "chime.caf",
+      badge: 3,
+      "thread-id": "chat-42",
+      "mutable-content": 1,
+    });
+    // No native increment: the extension gets the amount beside aps, and mutable-content wakes it.
+    expect(JSON.parse(of(counted[0]!).payload)).toMatchObject({
+      herald_badge_increment: 2,
+      aps: { sound: "default", "mutable-content": 1 },
+    });
+    expect(JSON.parse(of(counted[0]!).payload).aps.badge).toBeUndefined();
+    expect(of(silent[0]!)).toMatchObject({ push_type: "background", priority: 5 });
+    expect(JSON.parse(of(silent[0]!).payload)).toEqual({
+      action_url: "https://example.com/a",
+      aps: { "content-available": 1 },
+    });
   });
 
   it("bounces dead tokens and publishes device.invalidated with the 410's timestamp", async () => {

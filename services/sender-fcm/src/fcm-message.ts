@@ -15,8 +15,15 @@ export interface FcmMessage {
     priority: "high" | "normal";
     ttl?: string;
     collapse_key?: string;
+    notification?: { sound?: string; channel_id?: string; notification_count?: number };
   };
 }
+
+/**
+ * FCM has no badge increment: the amount goes into `data` under this key for the app's
+ * client library to add to the count it keeps (docs/sdk-protocol.md).
+ */
+export const BADGE_INCREMENT_KEY = "herald_badge_increment";
 
 export type DataResult = { ok: true; data: Record<string, string> } | { ok: false; reason: string };
 
@@ -74,7 +81,9 @@ export function remainingTtlSeconds(batch: DeliveryBatch, nowMs: number): number
 
 /**
  * Maps one device's message: a notification message (title, body, image) plus data,
- * with the Android delivery options. Empty fields are left out, not sent empty.
+ * with the Android delivery options (sound, channel, badge count in
+ * `android.notification`). A silent send (content_available) is a data-only message
+ * without its text. Empty fields are left out, not sent empty.
  */
 export function fcmMessage(
   token: string,
@@ -83,16 +92,27 @@ export function fcmMessage(
   data: Record<string, string>,
   ttlSeconds: number | undefined,
 ): FcmMessage {
+  const options = batch.notification;
+  const silent = options?.contentAvailable === true;
   const notification: NonNullable<FcmMessage["notification"]> = {};
-  if (payload.title) notification.title = payload.title;
-  if (payload.body) notification.body = payload.body;
-  if (batch.imageUrl) notification.image = batch.imageUrl;
+  if (!silent) {
+    if (payload.title) notification.title = payload.title;
+    if (payload.body) notification.body = payload.body;
+    if (batch.imageUrl) notification.image = batch.imageUrl;
+  }
   const message: FcmMessage = {
     token,
     android: { priority: batch.highPriority ? "high" : "normal" },
   };
   if (Object.keys(notification).length > 0) message.notification = notification;
-  if (Object.keys(data).length > 0) message.data = data;
+  const allData =
+    options?.badgeIncrement === undefined ? data : { ...data, [BADGE_INCREMENT_KEY]: String(options.badgeIncrement) };
+  if (Object.keys(allData).length > 0) message.data = allData;
+  const android: NonNullable<FcmMessage["android"]["notification"]> = {};
+  if (options?.sound) android.sound = options.sound;
+  if (options?.androidChannelId) android.channel_id = options.androidChannelId;
+  if (options?.badge !== undefined) android.notification_count = options.badge;
+  if (Object.keys(android).length > 0) message.android.notification = android;
   if (ttlSeconds !== undefined) message.android.ttl = `${ttlSeconds}s`;
   if (batch.collapseId) message.android.collapse_key = batch.collapseId;
   return message;

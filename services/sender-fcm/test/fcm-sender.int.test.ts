@@ -70,6 +70,37 @@ describe("fcm sender", () => {
     }
   });
 
+  it("puts sound, channel and badge count in android.notification, and sends a silent send data-only", async () => {
+    const app = await bed.newApp();
+    const sender = await start(bed.senderConfig(), { log });
+    try {
+      const [styled, counted, silent] = [
+        await bed.targets(app, 1),
+        await bed.targets(app, 1),
+        await bed.targets(app, 1),
+      ];
+      const ids = [
+        await bed.publishBatch(app, styled, { notification: { sound: "chime", androidChannelId: "news", badge: 4 } }),
+        await bed.publishBatch(app, counted, { notification: { badgeIncrement: 2 } }),
+        await bed.publishBatch(app, silent, { notification: { contentAvailable: true } }),
+      ];
+      for (const id of ids) expect((await bed.outcomes(id, 1)).map((o) => o.kind)).toEqual([OutcomeKind.DELIVERED]);
+      const deliveries = await bed.admin.allDeliveries({ platform: "fcm" });
+      const of = (t: { token: string }) => deliveries.find((d) => d.target === t.token)!.message;
+      expect(of(styled[0]!).android).toMatchObject({
+        notification: { sound: "chime", channel_id: "news", notification_count: 4 },
+      });
+      expect(of(counted[0]!).data).toMatchObject({ herald_badge_increment: "2" });
+      expect((of(counted[0]!).android as Record<string, unknown>).notification).toBeUndefined();
+      const quiet = of(silent[0]!);
+      expect(quiet.notification).toBeUndefined();
+      expect(quiet.data).toEqual({ action_url: "https://example.com/a" });
+      expect((quiet.android as Record<string, unknown>).notification).toBeUndefined();
+    } finally {
+      await sender.close();
+    }
+  });
+
   it("bounces unregistered tokens and publishes device.invalidated for them", async () => {
     const app = await bed.newApp();
     const sender = await start(bed.senderConfig(), { log });

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -8,6 +8,7 @@ import { inject } from "vitest";
 import { Platform } from "@herald/proto/common";
 import {
   DeliveryBatchSchema,
+  type NotificationOptionsSchema,
   DeviceInvalidatedSchema,
   OutcomeBatchSchema,
   type DeviceInvalidated,
@@ -154,7 +155,12 @@ export class FcmTestBed {
   async publishBatch(
     app: TestApp,
     targets: Target[],
-    extra: { dataJson?: string; seq?: bigint; campaignId?: string } = {},
+    extra: {
+      dataJson?: string;
+      seq?: bigint;
+      campaignId?: string;
+      notification?: MessageInitShape<typeof NotificationOptionsSchema>;
+    } = {},
   ): Promise<string> {
     const campaignId = extra.campaignId ?? randomUUID();
     const batch = create(DeliveryBatchSchema, {
@@ -172,6 +178,7 @@ export class FcmTestBed {
       highPriority: true,
       collapseId: "news",
       imageUrl: "https://example.com/i.png",
+      notification: extra.notification,
       createdAt: timestampFromDate(new Date()),
     });
     await jetstream(this.nc).publish(this.names.delivery("android"), toBinary(DeliveryBatchSchema, batch), {

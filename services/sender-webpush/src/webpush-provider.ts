@@ -13,6 +13,7 @@ import {
 import { encrypt, InvalidSubscriberKeyError, PayloadTooLargeError } from "./ece.js";
 import type { PushTransport, PushResponse } from "./push-transport.js";
 import type { VapidKeys, VapidSigner } from "./vapid.js";
+import { webPushPayload } from "./webpush-payload.js";
 
 /** What a push service keeps an undelivered message for when the send sets no ttl: 4 weeks. */
 export const DEFAULT_TTL_SECONDS = 28 * 24 * 3600;
@@ -99,14 +100,7 @@ export class WebPushProvider implements Provider<VapidKeys> {
     }
     let text = perBatch.get(payload.index);
     if (!text) {
-      text = Buffer.from(
-        JSON.stringify({
-          title: payload.title,
-          body: payload.body,
-          data: batch.dataJson ? JSON.parse(batch.dataJson) : {},
-          ...(batch.imageUrl ? { image: batch.imageUrl } : {}),
-        }),
-      );
+      text = Buffer.from(JSON.stringify(webPushPayload(batch, payload)));
       perBatch.set(payload.index, text);
     }
     return text;

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -8,6 +8,7 @@ import { inject } from "vitest";
 import { Platform } from "@herald/proto/common";
 import {
   DeliveryBatchSchema,
+  type NotificationOptionsSchema,
   DeviceInvalidatedSchema,
   OutcomeBatchSchema,
   OutcomeKind,
@@ -64,7 +65,12 @@ async function subscriptions(n: number) {
 
 async function publishBatch(
   targets: { id: string; token: string }[],
-  extra: { dataJson?: string; seq?: bigint; campaignId?: string } = {},
+  extra: {
+    dataJson?: string;
+    seq?: bigint;
+    campaignId?: string;
+    notification?: MessageInitShape<typeof NotificationOptionsSchema>;
+  } = {},
 ) {
   const campaignId = extra.campaignId ?? randomUUID();
   const batch = create(DeliveryBatchSchema, {
@@ -81,6 +87,7 @@ async function publishBatch(
     ttlSeconds: 3600,
     highPriority: true,
     collapseId: "news",
+    notification: extra.notification,
     createdAt: timestampFromDate(new Date()),
   });
   await jetstream(nc).publish(names.delivery("web"), toBinary(DeliveryBatchSchema, batch), {
@@ -174,6 +181,43 @@ describe("web push sender", () => {
         });
         expect(mine[0]!.headers).toMatchObject({ ttl: 3600, urgency: "high", topic: "news" });
       }
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it("hands icon, badge image, actions and the badge count to the service worker under their Notifications API names", async () => {
+    const sender = await start(senderConfig(), { log });
+    try {
+      const [sub] = await subscriptions(1);
+      const target = { id: randomUUID(), token: JSON.stringify(sub!.subscription) };
+      const campaignId = await publishBatch([target], {
+        notification: {
+          webIconUrl: "https://example.com/icon.png",
+          webBadgeUrl: "https://example.com/badge.png",
+          webActions: [
+            { action: "open", title: "Open", iconUrl: "https://example.com/open.png" },
+            { action: "later", title: "Later" },
+          ],
+          badge: 5,
+          sound: "chime",
+        },
+      });
+      expect((await outcomes(campaignId, 1)).map((o) => o.kind)).toEqual([OutcomeKind.DELIVERED]);
+      const mine = (await admin.allDeliveries({ platform: "webpush" })).filter((d) => d.subscription_id === sub!.id);
+      // Web Push has no sound: it is not in the payload.
+      expect(JSON.parse(mine[0]!.payload)).toEqual({
+        title: "Hallo",
+        body: "Wie geht's?",
+        data: { action_url: "https://example.com/a" },
+        icon: "https://example.com/icon.png",
+        badge: "https://example.com/badge.png",
+        actions: [
+          { action: "open", title: "Open", icon: "https://example.com/open.png" },
+          { action: "later", title: "Later" },
+        ],
+        badge_count: 5,
+      });
     } finally {
       await sender.close();
     }

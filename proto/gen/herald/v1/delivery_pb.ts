@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/delivery.proto.
  */
 export const file_herald_v1_delivery: GenFile = /*@__PURE__*/
-  fileDesc("ChhoZXJhbGQvdjEvZGVsaXZlcnkucHJvdG8SCWhlcmFsZC52MSI9Cg9SZW5kZXJlZFBheWxvYWQSDQoFaW5kZXgYASABKA0SDQoFdGl0bGUYAiABKAkSDAoEYm9keRgDIAEoCSJOCg5EZWxpdmVyeVRhcmdldBIRCglkZXZpY2VfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIVCg1wYXlsb2FkX2luZGV4GAMgASgNIoYDCg1EZWxpdmVyeUJhdGNoEhMKC2NhbXBhaWduX2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIQCghzZXF1ZW5jZRgEIAEoBBIsCghwYXlsb2FkcxgFIAMoCzIaLmhlcmFsZC52MS5SZW5kZXJlZFBheWxvYWQSKgoHdGFyZ2V0cxgGIAMoCzIZLmhlcmFsZC52MS5EZWxpdmVyeVRhcmdldBIRCglkYXRhX2pzb24YByABKAkSEwoLdHRsX3NlY29uZHMYCCABKA0SFQoNaGlnaF9wcmlvcml0eRgJIAEoCBIYCgtjb2xsYXBzZV9pZBgKIAEoCUgAiAEBEhYKCWltYWdlX3VybBgLIAEoCUgBiAEBEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg4KDF9jb2xsYXBzZV9pZEIMCgpfaW1hZ2VfdXJsImQKB091dGNvbWUSEQoJZGV2aWNlX2lkGAEgASgJEiQKBGtpbmQYAiABKA4yFi5oZXJhbGQudjEuT3V0Y29tZUtpbmQSDgoGcmVhc29uGAMgASgJEhAKCGF0dGVtcHRzGAQgASgNIoIBCgxPdXRjb21lQmF0Y2gSEwoLY2FtcGFpZ25faWQYASABKAkSEAoIc2VxdWVuY2UYAiABKAQSJQoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SJAoIb3V0Y29tZXMYBCADKAsyEi5oZXJhbGQudjEuT3V0Y29tZSKeAQoRRGV2aWNlSW52YWxpZGF0ZWQSEQoJZGV2aWNlX2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIOCgZyZWFzb24YBCABKAkSLwoLb2JzZXJ2ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wKpYBCgtPdXRjb21lS2luZBIcChhPVVRDT01FX0tJTkRfVU5TUEVDSUZJRUQQABIaChZPVVRDT01FX0tJTkRfREVMSVZFUkVEEAESFwoTT1VUQ09NRV9LSU5EX0ZBSUxFRBACEhgKFE9VVENPTUVfS0lORF9CT1VOQ0VEEAMSGgoWT1VUQ09NRV9LSU5EX1RIUk9UVExFRBAEYgZwcm90bzM", [file_google_protobuf_timestamp, file_herald_v1_common]);
+  fileDesc("ChhoZXJhbGQvdjEvZGVsaXZlcnkucHJvdG8SCWhlcmFsZC52MSI9Cg9SZW5kZXJlZFBheWxvYWQSDQoFaW5kZXgYASABKA0SDQoFdGl0bGUYAiABKAkSDAoEYm9keRgDIAEoCSJOCg5EZWxpdmVyeVRhcmdldBIRCglkZXZpY2VfaWQYASABKAkSEgoKcHVzaF90b2tlbhgCIAEoCRIVCg1wYXlsb2FkX2luZGV4GAMgASgNIrwDCg1EZWxpdmVyeUJhdGNoEhMKC2NhbXBhaWduX2lkGAEgASgJEg4KBmFwcF9pZBgCIAEoCRIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIQCghzZXF1ZW5jZRgEIAEoBBIsCghwYXlsb2FkcxgFIAMoCzIaLmhlcmFsZC52MS5SZW5kZXJlZFBheWxvYWQSKgoHdGFyZ2V0cxgGIAMoCzIZLmhlcmFsZC52MS5EZWxpdmVyeVRhcmdldBIRCglkYXRhX2pzb24YByABKAkSEwoLdHRsX3NlY29uZHMYCCABKA0SFQoNaGlnaF9wcmlvcml0eRgJIAEoCBIYCgtjb2xsYXBzZV9pZBgKIAEoCUgAiAEBEhYKCWltYWdlX3VybBgLIAEoCUgBiAEBEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKDG5vdGlmaWNhdGlvbhgNIAEoCzIeLmhlcmFsZC52MS5Ob3RpZmljYXRpb25PcHRpb25zQg4KDF9jb2xsYXBzZV9pZEIMCgpfaW1hZ2VfdXJsIk4KCVdlYkFjdGlvbhIOCgZhY3Rpb24YASABKAkSDQoFdGl0bGUYAiABKAkSFQoIaWNvbl91cmwYAyABKAlIAIgBAUILCglfaWNvbl91cmwimgMKE05vdGlmaWNhdGlvbk9wdGlvbnMSEgoFc291bmQYASABKAlIAIgBARISCgViYWRnZRgCIAEoDUgBiAEBEhwKD2JhZGdlX2luY3JlbWVudBgDIAEoDUgCiAEBEhYKCXRocmVhZF9pZBgEIAEoCUgDiAEBEhkKEWNvbnRlbnRfYXZhaWxhYmxlGAUgASgIEhcKD211dGFibGVfY29udGVudBgGIAEoCBIZCgx3ZWJfaWNvbl91cmwYByABKAlIBIgBARIaCg13ZWJfYmFkZ2VfdXJsGAggASgJSAWIAQESKQoLd2ViX2FjdGlvbnMYCSADKAsyFC5oZXJhbGQudjEuV2ViQWN0aW9uEh8KEmFuZHJvaWRfY2hhbm5lbF9pZBgKIAEoCUgGiAEBQggKBl9zb3VuZEIICgZfYmFkZ2VCEgoQX2JhZGdlX2luY3JlbWVudEIMCgpfdGhyZWFkX2lkQg8KDV93ZWJfaWNvbl91cmxCEAoOX3dlYl9iYWRnZV91cmxCFQoTX2FuZHJvaWRfY2hhbm5lbF9pZCJkCgdPdXRjb21lEhEKCWRldmljZV9pZBgBIAEoCRIkCgRraW5kGAIgASgOMhYuaGVyYWxkLnYxLk91dGNvbWVLaW5kEg4KBnJlYXNvbhgDIAEoCRIQCghhdHRlbXB0cxgEIAEoDSKCAQoMT3V0Y29tZUJhdGNoEhMKC2NhbXBhaWduX2lkGAEgASgJEhAKCHNlcXVlbmNlGAIgASgEEiUKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEiQKCG91dGNvbWVzGAQgAygLMhIuaGVyYWxkLnYxLk91dGNvbWUingEKEURldmljZUludmFsaWRhdGVkEhEKCWRldmljZV9pZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSJQoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SDgoGcmVhc29uGAQgASgJEi8KC29ic2VydmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCqWAQoLT3V0Y29tZUtpbmQSHAoYT1VUQ09NRV9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWT1VUQ09NRV9LSU5EX0RFTElWRVJFRBABEhcKE09VVENPTUVfS0lORF9GQUlMRUQQAhIYChRPVVRDT01FX0tJTkRfQk9VTkNFRBADEhoKFk9VVENPTUVfS0lORF9USFJPVFRMRUQQBGIGcHJvdG8z", [file_google_protobuf_timestamp, file_herald_v1_common]);
 
 /**
  * A rendered notification for one language on one platform.
@@ -143,6 +143,14 @@ export type DeliveryBatch = Message<"herald.v1.DeliveryBatch"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 12;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * How the notification is presented; each sender maps what its provider supports
+   * (docs/providers.md, "Delivery options").
+   *
+   * @generated from field: herald.v1.NotificationOptions notification = 13;
+   */
+  notification?: NotificationOptions | undefined;
 };
 
 /**
@@ -151,6 +159,115 @@ export type DeliveryBatch = Message<"herald.v1.DeliveryBatch"> & {
  */
 export const DeliveryBatchSchema: GenMessage<DeliveryBatch> = /*@__PURE__*/
   messageDesc(file_herald_v1_delivery, 2);
+
+/**
+ * A Web Push notification button (the Notifications API's NotificationAction).
+ *
+ * @generated from message herald.v1.WebAction
+ */
+export type WebAction = Message<"herald.v1.WebAction"> & {
+  /**
+   * @generated from field: string action = 1;
+   */
+  action: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: optional string icon_url = 3;
+   */
+  iconUrl?: string | undefined;
+};
+
+/**
+ * Describes the message herald.v1.WebAction.
+ * Use `create(WebActionSchema)` to create a new message.
+ */
+export const WebActionSchema: GenMessage<WebAction> = /*@__PURE__*/
+  messageDesc(file_herald_v1_delivery, 3);
+
+/**
+ * Per-send presentation options. Unset fields leave the provider's default.
+ *
+ * @generated from message herald.v1.NotificationOptions
+ */
+export type NotificationOptions = Message<"herald.v1.NotificationOptions"> & {
+  /**
+   * A sound file name in the app, or "default". iOS aps.sound; Android notification sound.
+   *
+   * @generated from field: optional string sound = 1;
+   */
+  sound?: string | undefined;
+
+  /**
+   * Sets the app's badge count (0 clears it). Exclusive with badge_increment.
+   *
+   * @generated from field: optional uint32 badge = 2;
+   */
+  badge?: number | undefined;
+
+  /**
+   * Adds to the badge count the app keeps itself (no provider has a native increment).
+   *
+   * @generated from field: optional uint32 badge_increment = 3;
+   */
+  badgeIncrement?: number | undefined;
+
+  /**
+   * iOS aps.thread-id: groups notifications.
+   *
+   * @generated from field: optional string thread_id = 4;
+   */
+  threadId?: string | undefined;
+
+  /**
+   * Silent, data-only push: no alert, sound or badge.
+   *
+   * @generated from field: bool content_available = 5;
+   */
+  contentAvailable: boolean;
+
+  /**
+   * iOS aps.mutable-content: wakes the app's Notification Service Extension.
+   *
+   * @generated from field: bool mutable_content = 6;
+   */
+  mutableContent: boolean;
+
+  /**
+   * Web: the notification's icon and badge images (https URLs) and up to two buttons.
+   *
+   * @generated from field: optional string web_icon_url = 7;
+   */
+  webIconUrl?: string | undefined;
+
+  /**
+   * @generated from field: optional string web_badge_url = 8;
+   */
+  webBadgeUrl?: string | undefined;
+
+  /**
+   * @generated from field: repeated herald.v1.WebAction web_actions = 9;
+   */
+  webActions: WebAction[];
+
+  /**
+   * An Android notification channel of the app (AndroidChannelService).
+   *
+   * @generated from field: optional string android_channel_id = 10;
+   */
+  androidChannelId?: string | undefined;
+};
+
+/**
+ * Describes the message herald.v1.NotificationOptions.
+ * Use `create(NotificationOptionsSchema)` to create a new message.
+ */
+export const NotificationOptionsSchema: GenMessage<NotificationOptions> = /*@__PURE__*/
+  messageDesc(file_herald_v1_delivery, 4);
 
 /**
  * @generated from message herald.v1.Outcome
@@ -184,7 +301,7 @@ export type Outcome = Message<"herald.v1.Outcome"> & {
  * Use `create(OutcomeSchema)` to create a new message.
  */
 export const OutcomeSchema: GenMessage<Outcome> = /*@__PURE__*/
-  messageDesc(file_herald_v1_delivery, 3);
+  messageDesc(file_herald_v1_delivery, 5);
 
 /**
  * @generated from message herald.v1.OutcomeBatch
@@ -216,7 +333,7 @@ export type OutcomeBatch = Message<"herald.v1.OutcomeBatch"> & {
  * Use `create(OutcomeBatchSchema)` to create a new message.
  */
 export const OutcomeBatchSchema: GenMessage<OutcomeBatch> = /*@__PURE__*/
-  messageDesc(file_herald_v1_delivery, 4);
+  messageDesc(file_herald_v1_delivery, 6);
 
 /**
  * @generated from message herald.v1.DeviceInvalidated
@@ -253,7 +370,7 @@ export type DeviceInvalidated = Message<"herald.v1.DeviceInvalidated"> & {
  * Use `create(DeviceInvalidatedSchema)` to create a new message.
  */
 export const DeviceInvalidatedSchema: GenMessage<DeviceInvalidated> = /*@__PURE__*/
-  messageDesc(file_herald_v1_delivery, 5);
+  messageDesc(file_herald_v1_delivery, 7);
 
 /**
  * @generated from enum herald.v1.OutcomeKind
