@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { SOURCE_NODE_ARGS } from "./processes.mjs";
 
 // Generated code is committed; these fail when proto/ and proto/gen disagree or the
 // protos break buf's lint rules, so a stale checkout cannot pass CI.
@@ -33,5 +34,16 @@ describe("protobuf code generation", () => {
         readFileSync(path.join(fresh, f), "utf8"),
       );
     }
+  }, 60_000);
+});
+
+describe("@herald/client types", () => {
+  it("match what scripts/gen-client.ts generates from the gateway's OpenAPI document", () => {
+    const target = "packages/client/src/schema.ts";
+    const fresh = path.join(out, "client-schema.ts");
+    execFileSync(process.execPath, [...SOURCE_NODE_ARGS, "scripts/gen-client.ts", fresh], { cwd: root, stdio: "pipe" });
+    expect(readFileSync(path.join(root, target), "utf8"), `${target} is stale: run npm run gen`).toBe(
+      readFileSync(fresh, "utf8"),
+    );
   }, 60_000);
 });
