@@ -10,6 +10,7 @@ import {
   PUSH_TOKEN_REQUIRED,
 } from "../src/client-key-policy.js";
 import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import { type Operation, v1Operations } from "./operations.js";
 import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js";
 
 /**
@@ -18,15 +19,6 @@ import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js"
  * every other one answers exactly 403 and changes nothing; a device is reached only with
  * its push token; a client key stays inside its app and has its own rate limit.
  */
-
-interface Operation {
-  method: string;
-  path: string;
-  operationId: string;
-  clientKey: unknown;
-  isPublic: boolean;
-  query: string[];
-}
 
 /** What a client key may call (docs/architecture.md §Authentication); everything else is 403. */
 const CLIENT_POLICY: Record<string, "allowed" | "device-proof"> = {
@@ -99,19 +91,7 @@ beforeAll(async () => {
   expect(campaign.status, campaign.text).toBe(201);
   fixtures.campaigns = campaign.body.id;
 
-  const doc = (await gw.app.inject({ url: "/openapi.json" })).json();
-  operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-    path.startsWith("/v1/")
-      ? Object.entries(item).map(([method, op]) => ({
-          method: method.toUpperCase(),
-          path,
-          operationId: op.operationId,
-          clientKey: op["x-herald-client-key"],
-          isPublic: Array.isArray(op.security) && op.security.length === 0,
-          query: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => p.name),
-        }))
-      : [],
-  );
+  operations = await v1Operations(gw.app);
 }, 120_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { apnsToken } from "../../test/support/device-tokens.js";
 import { PEOPLE_NEED_A_SESSION, ROLES } from "../src/member-roles.js";
 import type { Role } from "../src/principal.js";
 import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import { type Operation, v1Operations } from "./operations.js";
 import { join } from "./people.js";
 import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./session-tokens.js";
 
@@ -14,15 +15,6 @@ import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./sessi
  * added) × every role, and an org-scoped API key: refused callers get exactly 403 and
  * change nothing; allowed ones get past the role check.
  */
-
-interface Operation {
-  method: string;
-  path: string;
-  operationId: string;
-  minRole: unknown;
-  isPublic: boolean;
-  query: string[];
-}
 
 /** The roles of docs/architecture.md §Roles, by method and path, to check each route's declaration against. */
 function policyRole(method: string, path: string): Role {
@@ -100,19 +92,7 @@ beforeAll(async () => {
   expect(client.status, client.text).toBe(201);
   fixtures.client_id = client.body.client_id;
 
-  const doc = (await gw.app.inject({ url: "/openapi.json" })).json();
-  operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-    path.startsWith("/v1/")
-      ? Object.entries(item).map(([method, op]) => ({
-          method: method.toUpperCase(),
-          path,
-          operationId: op.operationId,
-          minRole: op["x-herald-min-role"],
-          isPublic: Array.isArray(op.security) && op.security.length === 0,
-          query: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => p.name),
-        }))
-      : [],
-  );
+  operations = await v1Operations(gw.app);
 }, 120_000);
 
 afterAll(async () => {
