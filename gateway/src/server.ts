@@ -1,12 +1,8 @@
 import type { AddressInfo } from "node:net";
-import { AndroidChannelService } from "@herald/proto/android_channel";
-import { CampaignService } from "@herald/proto/campaign";
-import { CredentialService } from "@herald/proto/credential";
-import { DeviceRegistryService } from "@herald/proto/device";
-import { IdentityService } from "@herald/proto/identity";
-import { createRpcClient, type Logger } from "@herald/runtime";
+import type { Logger } from "@herald/runtime";
 import { Redis } from "ioredis";
 import { build } from "./app.js";
+import { connectBackends } from "./backends.js";
 import type { Config } from "./config.js";
 
 export interface Gateway {
@@ -17,11 +13,7 @@ export interface Gateway {
 /** Connects to Redis and the backend services, builds the app and listens. */
 export async function start(config: Config, deps: { log: Logger }): Promise<Gateway> {
   const { log } = deps;
-  const credential = createRpcClient(CredentialService, config.credentialUrl);
-  const identity = createRpcClient(IdentityService, config.credentialUrl);
-  const devices = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl);
-  const campaigns = createRpcClient(CampaignService, config.campaignUrl);
-  const androidChannels = createRpcClient(AndroidChannelService, config.deviceRegistryUrl);
+  const backends = connectBackends(config);
   // Commands fail fast while Redis is away (no offline queue), so the limiter can fail
   // open at once instead of holding requests until a reconnect.
   const redis = new Redis(config.redisUrl, {
@@ -36,21 +28,13 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Gate
   });
 
   const closeClients = async () => {
-    credential.close();
-    identity.close();
-    devices.close();
-    campaigns.close();
-    androidChannels.close();
+    backends.close();
     redis.disconnect();
   };
   try {
     const app = await build({
       config,
-      credential: credential.client,
-      identity: identity.client,
-      devices: devices.client,
-      campaigns: campaigns.client,
-      androidChannels: androidChannels.client,
+      ...backends.clients,
       redis,
       log,
     });

@@ -1,12 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { AndroidChannelService } from "@herald/proto/android_channel";
-import { CampaignService } from "@herald/proto/campaign";
-import { CredentialService } from "@herald/proto/credential";
-import { IdentityService } from "@herald/proto/identity";
-import { DeviceRegistryService } from "@herald/proto/device";
-import { createLogger, createPool, createRpcClient, readEnv, streamNames } from "@herald/runtime";
+import { createLogger, createPool, readEnv, streamNames } from "@herald/runtime";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { Redis } from "ioredis";
 import { expect, inject } from "vitest";
@@ -17,6 +12,7 @@ import { configSpec as deviceConfigSpec } from "../../services/device-registry/s
 import { start as startDeviceRegistry } from "../../services/device-registry/src/server.js";
 import { uniqueName } from "../../test/support/unique.js";
 import { build, type AppConfig } from "../src/app.js";
+import { connectBackends } from "../src/backends.js";
 
 /** Everything the gateway wrote, so tests can search it for secrets. */
 export class LogCapture {
@@ -183,20 +179,12 @@ export async function startGateway(
   opts: { redis?: Redis } = {},
 ): Promise<TestGateway> {
   const config = gatewayConfig(overrides);
-  const credential = createRpcClient(CredentialService, backends.credentialUrl);
-  const identity = createRpcClient(IdentityService, backends.credentialUrl);
-  const devices = createRpcClient(DeviceRegistryService, backends.deviceRegistryUrl);
-  const campaigns = createRpcClient(CampaignService, backends.campaignUrl);
-  const androidChannels = createRpcClient(AndroidChannelService, backends.deviceRegistryUrl);
+  const clients = connectBackends(backends);
   const redis = opts.redis ?? new Redis(backends.redisUrl);
   const logs = new LogCapture();
   const app = await build({
     config,
-    credential: credential.client,
-    identity: identity.client,
-    devices: devices.client,
-    campaigns: campaigns.client,
-    androidChannels: androidChannels.client,
+    ...clients.clients,
     redis,
     log: createLogger("gateway", "debug", logs),
   });
@@ -231,11 +219,7 @@ export async function startGateway(
         if (keys.length > 0) await redis.del(...keys);
         redis.disconnect();
       }
-      credential.close();
-      identity.close();
-      devices.close();
-      campaigns.close();
-      androidChannels.close();
+      clients.close();
     },
   };
 }

@@ -3,16 +3,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { AndroidChannelService } from "@herald/proto/android_channel";
-import { CampaignService } from "@herald/proto/campaign";
-import { CredentialService } from "@herald/proto/credential";
-import { IdentityService } from "@herald/proto/identity";
-import { DeviceRegistryService } from "@herald/proto/device";
-import { createLogger, createRpcClient } from "@herald/runtime";
+import { createLogger } from "@herald/runtime";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build } from "../src/app.js";
+import { connectBackends, UNUSED_BACKENDS } from "../src/backends.js";
 import { gatewayConfig } from "./harness.js";
 
 // The document and the docs page need no backend: the gateway is built against clients
@@ -22,29 +18,17 @@ let app: FastifyInstance;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const credential = createRpcClient(CredentialService, "http://127.0.0.1:9");
-  const identity = createRpcClient(IdentityService, "http://127.0.0.1:9");
-  const devices = createRpcClient(DeviceRegistryService, "http://127.0.0.1:9");
-  const campaigns = createRpcClient(CampaignService, "http://127.0.0.1:9");
-  const androidChannels = createRpcClient(AndroidChannelService, "http://127.0.0.1:9");
+  const backends = connectBackends(UNUSED_BACKENDS);
   const redis = new Redis("redis://127.0.0.1:9", { lazyConnect: true });
   app = await build({
     config: gatewayConfig(),
-    credential: credential.client,
-    identity: identity.client,
-    devices: devices.client,
-    campaigns: campaigns.client,
-    androidChannels: androidChannels.client,
+    ...backends.clients,
     redis,
     log: createLogger("gateway", "silent"),
   });
   close = async () => {
     await app.close();
-    credential.close();
-    identity.close();
-    devices.close();
-    campaigns.close();
-    androidChannels.close();
+    backends.close();
     redis.disconnect();
   };
 });
