@@ -10,7 +10,7 @@ import {
   PUSH_TOKEN_REQUIRED,
 } from "../src/client-key-policy.js";
 import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
-import { type Operation, v1Operations } from "./operations.js";
+import { type Operation, v1Operations, validBody } from "./operations.js";
 import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js";
 
 /**
@@ -112,29 +112,6 @@ function url(op: Operation): string {
   return op.query.includes("app_id") ? `${path}?app_id=${fixtures.app_id}` : path;
 }
 
-/** Bodies that would change something if the client-key check let them through. */
-function validBody(op: Operation): unknown {
-  const app_id = fixtures.app_id;
-  const contents = { en: { title: "Hi", body: "Now" } };
-  const bodies: Record<string, unknown> = {
-    createApp: { name: "Other", platform: "web", bundle_id: `com.example.${randomUUID().slice(0, 8)}` },
-    updateApp: { name: "Renamed" },
-    createApiKey: { name: "extra", kind: "server" },
-    importDevices: `${JSON.stringify({ push_token: apnsToken(), platform: "ios" })}\n`,
-    createSegment: { app_id, name: "extra", rule: { tags_any: ["x"] } },
-    updateSegment: { name: "renamed" },
-    previewSegment: { app_id, rule: { tags_any: ["beta"] } },
-    send: { app_id, name: "now", contents },
-    sendToUsers: { app_id, name: "now", contents, external_ids: ["u1"] },
-    sendToSegment: { app_id, name: "now", contents, segment_id: fixtures.segments },
-    sendToDevices: { app_id, name: "now", contents, device_ids: [fixtures.devices] },
-    updateOrg: { name: "Renamed" },
-    createInvitation: { email: `x-${randomUUID().slice(0, 8)}@example.com`, role: "owner" },
-    createOAuthClient: { name: "Evil", redirect_uris: ["https://evil.example/cb"] },
-  };
-  return bodies[op.operationId] ?? {};
-}
-
 /** Everything the owner can read where every path parameter has a fixture, for comparing before and after. */
 async function snapshot(): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -162,7 +139,7 @@ describe("client keys on every /v1 route", () => {
     const refused = operations.filter((op) => !op.isPublic && CLIENT_POLICY[label(op)] === undefined);
     expect(refused.length).toBeGreaterThan(40);
     for (const op of refused) {
-      const body = op.method === "GET" || op.method === "DELETE" ? undefined : validBody(op);
+      const body = op.method === "GET" || op.method === "DELETE" ? undefined : validBody(op, fixtures);
       const headers = {
         ...withToken(apnsToken()),
         ...(op.operationId === "importDevices" ? { "content-type": "application/x-ndjson" } : {}),

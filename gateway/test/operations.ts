@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
+import { apnsToken } from "../../test/support/device-tokens.js";
 
 /** One /v1 operation of the gateway's OpenAPI document, with what the access tests need. */
 export interface Operation {
@@ -41,4 +43,34 @@ export async function v1Operations(app: FastifyInstance): Promise<Operation[]> {
         }))
       : [],
   );
+}
+
+/**
+ * A body each write operation accepts, given the ids a test created (app_id, segments,
+ * devices), so that a refusal is the access rule's and not the body's.
+ */
+export function validBody(op: Operation, fixtures: Record<string, string>): unknown {
+  const app_id = fixtures.app_id;
+  const contents = { en: { title: "Hi", body: "Now" } };
+  const bodies: Record<string, unknown> = {
+    createApp: { name: "Other", platform: "web", bundle_id: `com.example.${randomUUID().slice(0, 8)}` },
+    updateApp: { name: "Renamed" },
+    createApiKey: { name: "extra", scope: "org" },
+    registerDevice: { app_id, push_token: apnsToken(), platform: "ios" },
+    importDevices: `${JSON.stringify({ push_token: apnsToken(), platform: "ios" })}\n`,
+    createSegment: { app_id, name: "extra", rule: { tags_any: ["x"] } },
+    updateSegment: { name: "renamed" },
+    createAndroidChannel: { id: `extra-${randomUUID().slice(0, 8)}`, name: "Extra" },
+    updateAndroidChannel: { name: "Renamed" },
+    previewSegment: { app_id, rule: { tags_any: ["beta"] } },
+    send: { app_id, name: "now", contents },
+    sendToUsers: { app_id, name: "now", contents, external_ids: ["u1"] },
+    sendToSegment: { app_id, name: "now", contents, segment_id: fixtures.segments },
+    sendToDevices: { app_id, name: "now", contents, device_ids: [fixtures.devices] },
+    updateOrg: { name: "Renamed" },
+    updateMember: { role: "owner" },
+    createInvitation: { email: `x-${randomUUID().slice(0, 8)}@example.com`, role: "owner" },
+    createOAuthClient: { name: "Evil", redirect_uris: ["https://evil.example/cb"] },
+  };
+  return bodies[op.operationId] ?? {};
 }

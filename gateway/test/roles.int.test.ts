@@ -6,7 +6,7 @@ import { apnsToken } from "../../test/support/device-tokens.js";
 import { PEOPLE_NEED_A_SESSION, ROLES } from "../src/member-roles.js";
 import type { Role } from "../src/principal.js";
 import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
-import { type Operation, v1Operations } from "./operations.js";
+import { type Operation, v1Operations, validBody } from "./operations.js";
 import { join } from "./people.js";
 import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./session-tokens.js";
 
@@ -113,32 +113,6 @@ function url(op: Operation, real: boolean): string {
   return op.query.includes("app_id") ? `${path}?app_id=${fixtures.app_id}` : path;
 }
 
-/** Bodies that would change something if the role check let them through. */
-function validBody(op: Operation): unknown {
-  const app_id = fixtures.app_id;
-  const contents = { en: { title: "Hi", body: "Now" } };
-  const bodies: Record<string, unknown> = {
-    createApp: { name: "Other", platform: "web", bundle_id: `com.example.${randomUUID().slice(0, 8)}` },
-    updateApp: { name: "Renamed" },
-    createApiKey: { name: "extra", scope: "org" },
-    registerDevice: { app_id, push_token: apnsToken(), platform: "ios" },
-    createSegment: { app_id, name: "extra", rule: { tags_any: ["x"] } },
-    updateSegment: { name: "renamed" },
-    createAndroidChannel: { id: `extra-${randomUUID().slice(0, 8)}`, name: "Extra" },
-    updateAndroidChannel: { name: "Renamed" },
-    previewSegment: { app_id, rule: { tags_any: ["beta"] } },
-    send: { app_id, name: "now", contents },
-    sendToUsers: { app_id, name: "now", contents, external_ids: ["u1"] },
-    sendToSegment: { app_id, name: "now", contents, segment_id: fixtures.segments },
-    sendToDevices: { app_id, name: "now", contents, device_ids: [fixtures.devices] },
-    updateOrg: { name: "Renamed" },
-    updateMember: { role: "owner" },
-    createInvitation: { email: `x-${randomUUID().slice(0, 8)}@example.com`, role: "owner" },
-    createOAuthClient: { name: "Evil", redirect_uris: ["https://evil.example/cb"] },
-  };
-  return bodies[op.operationId] ?? {};
-}
-
 /** Everything an owner can read, for comparing before and after. */
 async function snapshot(): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -155,7 +129,7 @@ const send = (op: Operation, token: string, real: boolean) =>
     op.method as "GET",
     url(op, real),
     token,
-    op.method === "GET" || op.method === "DELETE" ? undefined : real ? validBody(op) : {},
+    op.method === "GET" || op.method === "DELETE" ? undefined : real ? validBody(op, fixtures) : {},
   );
 
 describe("role enforcement on every /v1 route", () => {
