@@ -22,6 +22,7 @@ import type {
   CredentialClient,
   DeviceClient,
   IdentityClient,
+  InAppMessageClient,
 } from "./backends.js";
 import type { Config } from "./config.js";
 import { LoginThrottle } from "./oauth/login-throttle.js";
@@ -48,6 +49,7 @@ import { registerCampaignRoutes } from "./routes/campaigns.js";
 import { Registrations } from "./registrations.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { registerDeviceRoutes } from "./routes/devices.js";
+import { registerInAppMessageRoutes } from "./routes/in-app-messages.js";
 import { registerHealthRoutes } from "./routes/health.js";
 import { registerPlatformConfigRoutes } from "./routes/platform-config.js";
 import { registerPushRoutes } from "./routes/push.js";
@@ -87,6 +89,7 @@ export interface BuildOptions {
   devices: DeviceClient;
   campaigns: CampaignClient;
   androidChannels: AndroidChannelClient;
+  inAppMessages: InAppMessageClient;
   redis: Redis;
   log: Logger;
   /** Milliseconds since the epoch; tests may pin it. */
@@ -200,6 +203,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     registrations: new Registrations(opts.devices),
     campaigns: opts.campaigns,
     androidChannels: opts.androidChannels,
+    inAppMessages: opts.inAppMessages,
     apps: new AppDirectory(opts.credential, 3_000, { now }),
     apiKeys,
     defaultRateLimit: config.rateLimitPerMinute,
@@ -224,6 +228,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerCampaignRoutes(v1, deps);
       registerSegmentRoutes(v1, deps);
       registerAndroidChannelRoutes(v1, deps);
+      registerInAppMessageRoutes(v1, deps);
       registerMeRoute(v1, deps);
       registerOrgRoutes(v1, deps);
       registerMemberRoutes(v1, deps);

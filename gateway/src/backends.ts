@@ -4,6 +4,7 @@ import { CampaignService } from "@herald/proto/campaign";
 import { CredentialService } from "@herald/proto/credential";
 import { DeviceRegistryService } from "@herald/proto/device";
 import { IdentityService } from "@herald/proto/identity";
+import { InAppMessageService } from "@herald/proto/in_app_message";
 import { createRpcClient } from "@herald/runtime";
 
 /** The Connect clients the gateway talks to; tests pass clients of real in-process services. */
@@ -12,6 +13,8 @@ export type DeviceClient = Client<typeof DeviceRegistryService>;
 export type CampaignClient = Client<typeof CampaignService>;
 /** Served by the device registry, on its port. */
 export type AndroidChannelClient = Client<typeof AndroidChannelService>;
+/** Served by the device registry, on its port. */
+export type InAppMessageClient = Client<typeof InAppMessageService>;
 /** Served by the credential service, on its port. */
 export type IdentityClient = Client<typeof IdentityService>;
 
@@ -27,6 +30,7 @@ export interface BackendClients {
   devices: DeviceClient;
   campaigns: CampaignClient;
   androidChannels: AndroidChannelClient;
+  inAppMessages: InAppMessageClient;
 }
 
 /**
@@ -41,6 +45,7 @@ export function connectBackends(urls: BackendUrls): { clients: BackendClients; c
     devices: createRpcClient(DeviceRegistryService, urls.deviceRegistryUrl),
     campaigns: createRpcClient(CampaignService, urls.campaignUrl),
     androidChannels: createRpcClient(AndroidChannelService, urls.deviceRegistryUrl),
+    inAppMessages: createRpcClient(InAppMessageService, urls.deviceRegistryUrl),
   };
   return {
     clients: {
@@ -49,6 +54,7 @@ export function connectBackends(urls: BackendUrls): { clients: BackendClients; c
       devices: rpc.devices.client,
       campaigns: rpc.campaigns.client,
       androidChannels: rpc.androidChannels.client,
+      inAppMessages: rpc.inAppMessages.client,
     },
     close: () => {
       for (const c of Object.values(rpc)) c.close();

@@ -46,7 +46,16 @@ describe("campaignView", () => {
       collapse_id: null,
       image_url: null,
       failure_reason: null,
-      stats: { campaign_id: CAMPAIGN_ID, sent: 0, delivered: 0, failed: 0, bounced: 0, throttled: 0 },
+      stats: {
+        campaign_id: CAMPAIGN_ID,
+        sent: 0,
+        delivered: 0,
+        failed: 0,
+        bounced: 0,
+        throttled: 0,
+        received: 0,
+        clicked: 0,
+      },
     });
   });
 
@@ -149,6 +158,8 @@ describe("campaignStatsView", () => {
       failed: 0,
       bounced: 0,
       throttled: 0,
+      received: 0,
+      clicked: 0,
     });
   });
 });

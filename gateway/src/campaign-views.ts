@@ -54,6 +54,8 @@ export interface CampaignStatsJson {
   failed: number;
   bounced: number;
   throttled: number;
+  received: number;
+  clicked: number;
 }
 
 export function campaignStatsView(campaignId: string, stats: CampaignStats | undefined): CampaignStatsJson {
@@ -64,6 +66,8 @@ export function campaignStatsView(campaignId: string, stats: CampaignStats | und
     failed: Number(stats?.failed ?? 0n),
     bounced: Number(stats?.bounced ?? 0n),
     throttled: Number(stats?.throttled ?? 0n),
+    received: Number(stats?.received ?? 0n),
+    clicked: Number(stats?.clicked ?? 0n),
   };
 }
 

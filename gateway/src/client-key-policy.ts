@@ -25,8 +25,9 @@ export const PUSH_TOKEN_HEADER = "X-Herald-Push-Token";
 const PUSH_TOKEN_HEADER_KEY = PUSH_TOKEN_HEADER.toLowerCase();
 
 export const CLIENT_KEY_REFUSED =
-  "a client key (hk_pub_…) may only register devices and read, update, opt out, opt in or delete a device " +
-  `with its push token in the ${PUSH_TOKEN_HEADER} header; use a server key or a signed-in session for this`;
+  "a client key (hk_pub_…) may only register devices and read, update, opt out, opt in or delete a device, " +
+  `or fetch and acknowledge its in-app messages, with its push token in the ${PUSH_TOKEN_HEADER} header; use a ` +
+  "server key or a signed-in session for this";
 export const PUSH_TOKEN_REQUIRED = `a client key must prove possession of the device: send its push token in the ${PUSH_TOKEN_HEADER} header`;
 export const PUSH_TOKEN_MISMATCH = `${PUSH_TOKEN_HEADER} does not match this device's push token`;
 

@@ -98,7 +98,16 @@ describe("POST /v1/push/send", () => {
       collapse_id: null,
       image_url: null,
       failure_reason: null,
-      stats: { campaign_id: res.body.id, sent: 0, delivered: 0, failed: 0, bounced: 0, throttled: 0 },
+      stats: {
+        campaign_id: res.body.id,
+        sent: 0,
+        delivered: 0,
+        failed: 0,
+        bounced: 0,
+        throttled: 0,
+        received: 0,
+        clicked: 0,
+      },
     });
     expect(res.headers["x-ratelimit-limit"]).toBe("1000");
     expect(res.headers["idempotent-replayed"]).toBeUndefined();
@@ -115,6 +124,8 @@ describe("POST /v1/push/send", () => {
       failed: 0,
       bounced: 0,
       throttled: 0,
+      received: 0,
+      clicked: 0,
     });
     expectError(await gw.call("POST", `/v1/campaigns/${res.body.id}/cancel`, key), 409, "CampaignNotCancellable");
   });

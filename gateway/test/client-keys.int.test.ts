@@ -10,7 +10,7 @@ import {
   PUSH_TOKEN_REQUIRED,
 } from "../src/client-key-policy.js";
 import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
-import { type Operation, v1Operations, validBody } from "./operations.js";
+import { deviceFacingFixtures, type Operation, v1Operations, validBody } from "./operations.js";
 import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js";
 
 /**
@@ -31,6 +31,12 @@ const CLIENT_POLICY: Record<string, "allowed" | "device-proof"> = {
   // The channel sync of an Android app (issue 11 part 3).
   "GET /v1/apps/{app_id}/android-channels": "allowed",
   "GET /v1/apps/{app_id}/android-channels/{channel_id}": "allowed",
+  // The device's in-app messages (issue 11 part 2).
+  "GET /v1/devices/{id}/in-app-messages": "device-proof",
+  "POST /v1/devices/{id}/in-app-messages/{message_id}/events": "device-proof",
+  // The web SDK: the app's public VAPID key, and what its service worker reports.
+  "GET /v1/apps/{app_id}/web-push-config": "allowed",
+  "POST /v1/devices/{id}/notification-events": "device-proof",
 };
 
 let backends: Backends;
@@ -90,6 +96,14 @@ beforeAll(async () => {
   });
   expect(campaign.status, campaign.text).toBe(201);
   fixtures.campaigns = campaign.body.id;
+  const message = await gw.call("POST", `/v1/apps/${app.id}/in-app-messages`, serverKey, {
+    name: "welcome",
+    contents: { en: { title: "Hi", body: "Welcome" } },
+    audience: { kind: "all" },
+  });
+  expect(message.status, message.text).toBe(201);
+  fixtures.message_id = message.body.id;
+  await deviceFacingFixtures(gw, serverKey, fixtures);
 
   operations = await v1Operations(gw.app);
 }, 120_000);
@@ -161,10 +175,15 @@ describe("client keys on every /v1 route", () => {
     const proofOps = operations
       .filter((op) => CLIENT_POLICY[label(op)] === "device-proof")
       .sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
-    expect(proofOps).toHaveLength(5);
+    expect(proofOps).toHaveLength(Object.values(CLIENT_POLICY).filter((a) => a === "device-proof").length);
     for (const op of proofOps) {
-      const path = op.path.replace("{id}", id);
-      const body = op.method === "PUT" ? { language: "fr", tags: ["vip"] } : op.method === "POST" ? {} : undefined;
+      const path = op.path.replace("{id}", id).replace("{message_id}", fixtures.message_id!);
+      const body =
+        op.method === "PUT"
+          ? { language: "fr", tags: ["vip"] }
+          : op.method === "POST"
+            ? validBody(op, fixtures)
+            : undefined;
       const before = (await read()).body;
       const missing = await gw.call(op.method as "GET", path, clientA, body);
       expect(missing.status, `${label(op)} without token: ${missing.text}`).toBe(403);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { apnsToken } from "../../test/support/device-tokens.js";
+import type { TestGateway } from "./harness.js";
 
 /** One /v1 operation of the gateway's OpenAPI document, with what the access tests need. */
 export interface Operation {
@@ -62,6 +63,10 @@ export function validBody(op: Operation, fixtures: Record<string, string>): unkn
     updateSegment: { name: "renamed" },
     createAndroidChannel: { id: `extra-${randomUUID().slice(0, 8)}`, name: "Extra" },
     updateAndroidChannel: { name: "Renamed" },
+    createInAppMessage: { name: "extra", contents, audience: { kind: "all" } },
+    updateInAppMessage: { name: "Renamed" },
+    recordInAppMessageEvent: { type: "impression" },
+    recordNotificationEvent: { campaign_id: fixtures.sent_campaign ?? randomUUID(), type: "received" },
     previewSegment: { app_id, rule: { tags_any: ["beta"] } },
     send: { app_id, name: "now", contents },
     sendToUsers: { app_id, name: "now", contents, external_ids: ["u1"] },
@@ -73,4 +78,38 @@ export function validBody(op: Operation, fixtures: Record<string, string>): unkn
     createOAuthClient: { name: "Evil", redirect_uris: ["https://evil.example/cb"] },
   };
   return bodies[op.operationId] ?? {};
+}
+
+/**
+ * What the device-facing routes of an app need to answer 2xx: a web config (the public
+ * VAPID key a client key reads) and a campaign that fan-out has handed to the senders
+ * (a device may report on it). Sets `fixtures.sent_campaign`.
+ */
+export async function deviceFacingFixtures(
+  gw: TestGateway,
+  key: string,
+  fixtures: Record<string, string>,
+): Promise<void> {
+  const app_id = fixtures.app_id!;
+  const web = await gw.call("POST", `/v1/apps/${app_id}/platform-config`, key, {
+    platform: "web",
+    vapid_subject: "mailto:push@example.com",
+  });
+  if (web.status !== 200) throw new Error(`web config: ${web.text}`);
+  const sent = await gw.call("POST", "/v1/push/send", key, {
+    app_id,
+    name: "sent",
+    contents: { en: { title: "Hi", body: "Now" } },
+  });
+  if (sent.status !== 201) throw new Error(`send: ${sent.text}`);
+  // No sender runs in these tests: the campaign stays "sending" once fan-out has started.
+  for (let i = 0; i < 100; i++) {
+    const status = (await gw.call("GET", `/v1/campaigns/${sent.body.id}`, key)).body.status;
+    if (status === "sending" || status === "completed") {
+      fixtures.sent_campaign = sent.body.id;
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("the fixture campaign never started sending");
 }

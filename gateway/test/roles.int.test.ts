@@ -6,7 +6,7 @@ import { apnsToken } from "../../test/support/device-tokens.js";
 import { PEOPLE_NEED_A_SESSION, ROLES } from "../src/member-roles.js";
 import type { Role } from "../src/principal.js";
 import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
-import { type Operation, v1Operations, validBody } from "./operations.js";
+import { deviceFacingFixtures, type Operation, v1Operations, validBody } from "./operations.js";
 import { join } from "./people.js";
 import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./session-tokens.js";
 
@@ -19,6 +19,9 @@ import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./sessi
 /** The roles of docs/architecture.md §Roles, by method and path, to check each route's declaration against. */
 function policyRole(method: string, path: string): Role {
   if (method === "GET" || `${method} ${path}` === "POST /v1/segments/preview") return "viewer";
+  // What a device did with an in-app message is an acknowledgement, not a change to the app.
+  if (/^\/v1\/devices\/\{id\}\/in-app-messages\//.test(path)) return "viewer";
+  if (/^\/v1\/apps\/\{app_id\}\/in-app-messages(\/|$)/.test(path)) return "developer";
   if (/^\/v1\/(org|members|invitations)(\/|$)/.test(path)) return "owner";
   if (/^\/v1\/(apps|oauth-clients)(\/|$)/.test(path)) return "admin";
   return "developer";
@@ -70,6 +73,13 @@ beforeAll(async () => {
   const channel = await gw.call("POST", `/v1/apps/${app.id}/android-channels`, key, { id: "news", name: "News" });
   expect(channel.status, channel.text).toBe(201);
   fixtures.channel_id = channel.body.id;
+  const message = await gw.call("POST", `/v1/apps/${app.id}/in-app-messages`, key, {
+    name: "welcome",
+    contents: { en: { title: "Hi", body: "Welcome" } },
+    audience: { kind: "all" },
+  });
+  expect(message.status, message.text).toBe(201);
+  fixtures.message_id = message.body.id;
   const campaign = await gw.call("POST", "/v1/push/send", key, {
     app_id: app.id,
     name: "later",
@@ -91,6 +101,7 @@ beforeAll(async () => {
   });
   expect(client.status, client.text).toBe(201);
   fixtures.client_id = client.body.client_id;
+  await deviceFacingFixtures(gw, key, fixtures);
 
   operations = await v1Operations(gw.app);
 }, 120_000);

@@ -36,9 +36,11 @@ const expectedContent = (d: TestDevice) =>
   CONTENTS[(d.language && d.language in CONTENTS ? d.language : "en") as keyof typeof CONTENTS];
 
 /** Deliveries the simulator accepted for one campaign (marked through data.marker), by subscription. */
-async function deliveriesOf(marker: string): Promise<Map<string, { title: string; body: string; data: any }[]>> {
+type WebPayload = { campaign_id: string; title: string; body: string; data: any };
+
+async function deliveriesOf(marker: string): Promise<Map<string, WebPayload[]>> {
   const all = await sim.allDeliveries({ platform: "webpush" });
-  const out = new Map<string, { title: string; body: string; data: any }[]>();
+  const out = new Map<string, WebPayload[]>();
   for (const d of all) {
     const payload = JSON.parse(d.payload);
     if (payload.data?.marker !== marker) continue;
@@ -65,11 +67,16 @@ async function send(path: string, extra: Record<string, unknown>, marker = rando
 async function expectDelivered(marker: string, targeted: TestDevice[]) {
   const got = await deliveriesOf(marker);
   const targetedSubs = new Set(targeted.map((d) => d.sub.id));
+  const campaignIds = new Set<string>();
   for (const d of targeted) {
     const payloads = got.get(d.sub.id) ?? [];
     expect(payloads, `device ${d.i}`).toHaveLength(1);
-    expect(payloads[0]).toEqual({ ...expectedContent(d), data: { marker, action_url: "https://example.com/x" } });
+    const { campaign_id, ...rest } = payloads[0]!;
+    campaignIds.add(campaign_id);
+    expect(rest).toEqual({ ...expectedContent(d), data: { marker, action_url: "https://example.com/x" } });
   }
+  // One send, one campaign: the id the service worker reports its events with.
+  expect(campaignIds.size).toBe(targeted.length === 0 ? 0 : 1);
   for (const sub of got.keys()) expect(targetedSubs.has(sub), `untargeted subscription ${sub} got a push`).toBe(true);
 }
 

@@ -143,7 +143,7 @@ describe("a campaign to iOS, Android and web at once", () => {
         expect(d.message.notification).toEqual(want);
         expect(d.message.data).toEqual({ marker, n: "7" });
       } else {
-        expect(JSON.parse(d.payload)).toEqual({ ...want, data: { marker, n: 7 } });
+        expect(JSON.parse(d.payload)).toEqual({ campaign_id: done.id, ...want, data: { marker, n: 7 } });
       }
     }
     // Stats match the simulator's record exactly.

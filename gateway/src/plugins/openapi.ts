@@ -19,12 +19,14 @@ an app-scoped key used on another app gets 403. Missing or invalid credentials: 
 A client key (\`hk_pub_…\`, \`kind: "client"\`) is publishable: it may ship inside an app or a
 web page. It is scoped to one app and may only call the operations marked
 \`x-herald-client-key\`: register a device, and read, update, opt out, opt in or delete a
-device when the request carries that device's push token, exactly as registered, in the
-\`X-Herald-Push-Token\` header (a wrong or missing token: 403). Everything else: 403.
+device, or fetch and acknowledge its in-app messages, when the request carries that device's
+push token, exactly as registered, in the \`X-Herald-Push-Token\` header (a wrong or missing
+token: 403). Everything else: 403.
 
 ## Roles
-A session token acts with its user's role in the organization: viewer (every GET),
-developer (devices, segments, campaigns, sends, imports), admin (apps, platform configs,
+A session token acts with its user's role in the organization: viewer (every GET, and a
+device's in-app message events), developer (devices, segments, campaigns, sends, imports,
+in-app messages), admin (apps, platform configs,
 API keys, OAuth clients) or owner (the organization, members, invitations); each role
 includes the ones before it. Each operation names the role it needs (\`x-herald-min-role\`);
 a weaker role gets 403. API keys have no role and act within their scope, but the
@@ -148,6 +150,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
         {
           name: "Android channels",
           description: "Android notification channels of an app, synced by the client libraries, named by sends.",
+        },
+        {
+          name: "In-app messages",
+          description:
+            "Messages an app shows inside itself, fetched by each device, with impression and click counters.",
         },
         { name: "Organization", description: "The organization and the signed-in user (sessions only)." },
         { name: "Members", description: "Members with their roles, and invitations by link (sessions only)." },

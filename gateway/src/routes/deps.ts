@@ -6,6 +6,7 @@ import type {
   CredentialClient,
   DeviceClient,
   IdentityClient,
+  InAppMessageClient,
 } from "../backends.js";
 import type { Registrations } from "../registrations.js";
 
@@ -18,6 +19,7 @@ export interface RouteDeps {
   registrations: Registrations;
   campaigns: CampaignClient;
   androidChannels: AndroidChannelClient;
+  inAppMessages: InAppMessageClient;
   apps: AppDirectory;
   apiKeys: ApiKeyVerifier;
   /** The limit of keys stored without one of their own. */

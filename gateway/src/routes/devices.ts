@@ -1,10 +1,9 @@
 import { create } from "@bufbuild/protobuf";
+import { EngagementKind } from "@herald/proto/campaign";
 import { type Device, type RegisterDeviceRequest, RegisterDeviceRequestSchema } from "@herald/proto/device";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listAppId } from "../authorize.js";
-import { isClientKey, presentedPushToken, PUSH_TOKEN_MISMATCH } from "../client-key-policy.js";
-import { possessesDevice } from "../device-possession.js";
-import { forbidden } from "../http-errors.js";
+import { authorizedDevice as authorizeDevice } from "../device-access.js";
 import { principalOf } from "../plugins/auth.js";
 import {
   deleteDeviceSchema,
@@ -12,6 +11,7 @@ import {
   listDevicesSchema,
   optInSchema,
   optOutSchema,
+  recordNotificationEventSchema,
   registerDeviceSchema,
   updateDeviceSchema,
 } from "../schemas/devices.js";
@@ -38,6 +38,14 @@ interface UpdateBody {
 interface DeviceParams {
   id: string;
 }
+interface NotificationEventBody {
+  campaign_id: string;
+  type: "received" | "clicked";
+}
+const ENGAGEMENT: Record<NotificationEventBody["type"], EngagementKind> = {
+  received: EngagementKind.RECEIVED,
+  clicked: EngagementKind.CLICKED,
+};
 /** Paging, the app, and the optional filters of GET /v1/devices. */
 interface ListQuery extends PageQuery {
   app_id?: string;
@@ -71,23 +79,11 @@ const present = (device: Device | undefined, rpc: string): Device => {
 };
 
 export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): void {
-  const { devices, apps, registrations } = deps;
+  const { devices, apps, registrations, campaigns } = deps;
 
-  /**
-   * The device if the caller may touch its app: 404 when unknown, 403 when not theirs. A
-   * client key must also present the device's push token; a wrong one gets the same 403
-   * whichever app the device is in.
-   */
-  async function authorizedDevice(request: FastifyRequest<{ Params: DeviceParams }>): Promise<Device> {
-    const { device } = await devices.getDevice({ id: request.params.id });
-    const found = present(device, "GetDevice");
-    const principal = principalOf(request);
-    if (isClientKey(principal) && !possessesDevice(found, presentedPushToken(request.headers) ?? "")) {
-      throw forbidden(PUSH_TOKEN_MISMATCH);
-    }
-    await apps.authorized(principal, found.appId);
-    return found;
-  }
+  /** The device if the caller may touch it (device-access.ts). */
+  const authorizedDevice = (request: FastifyRequest<{ Params: DeviceParams }>): Promise<Device> =>
+    authorizeDevice({ devices, apps }, request, request.params.id);
 
   scope.post<{ Body: RegisterBody }>(
     "/devices/register",
@@ -165,4 +161,19 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
       return deviceView(present(device, "SetOptIn"));
     });
   }
+
+  scope.post<{ Params: DeviceParams; Body: NotificationEventBody }>(
+    "/devices/:id/notification-events",
+    { schema: recordNotificationEventSchema, config: { minRole: "developer", clientKey: "device-proof" } },
+    async (request, reply) => {
+      const device = await authorizedDevice(request);
+      await campaigns.recordEngagement({
+        appId: device.appId,
+        deviceId: device.id,
+        campaignId: request.body.campaign_id,
+        kind: ENGAGEMENT[request.body.type],
+      });
+      return reply.code(204).send();
+    },
+  );
 }

@@ -2,7 +2,12 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { PutPlatformConfigRequestSchema } from "@herald/proto/credential";
 import type { FastifyInstance } from "fastify";
 import { principalOf } from "../plugins/auth.js";
-import { getPlatformConfigsSchema, putPlatformConfigSchema } from "../schemas/platform-config.js";
+import { notFound } from "../http-errors.js";
+import {
+  getPlatformConfigsSchema,
+  getWebPushConfigSchema,
+  putPlatformConfigSchema,
+} from "../schemas/platform-config.js";
 import { platformConfigsView, platformConfigView } from "../views.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -81,6 +86,18 @@ export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: Route
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { configs } = await credential.getPlatformConfigs({ appId: app.id });
       return platformConfigsView(app.id, configs);
+    },
+  );
+
+  scope.get<{ Params: AppParams }>(
+    "/apps/:app_id/web-push-config",
+    { schema: getWebPushConfigSchema, config: { minRole: "viewer", clientKey: "allowed" } },
+    async (request) => {
+      const app = await apps.authorized(principalOf(request), request.params.app_id);
+      const { configs } = await credential.getPlatformConfigs({ appId: app.id });
+      const web = configs.find((c) => c.details.case === "vapid");
+      if (web?.details.case !== "vapid") throw notFound("the app has no web platform config");
+      return { app_id: app.id, vapid_public_key: web.details.value.publicKey };
     },
   );
 }

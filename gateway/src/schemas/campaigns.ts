@@ -11,8 +11,10 @@ export const campaignStatsSchema = {
   description:
     "Delivery counters. `sent` counts devices handed to a provider; each of them then ends in exactly one of " +
     "`delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, `sent` equals `audience_size` and " +
-    "the four outcomes add up to `sent`.",
-  required: ["campaign_id", "sent", "delivered", "failed", "bounced", "throttled"],
+    "the four outcomes add up to `sent`. `received` and `clicked` count devices whose client library reported " +
+    "the notification shown or clicked (`POST /v1/devices/{id}/notification-events`): devices without a library " +
+    "(or offline ones) report nothing, so they are lower bounds.",
+  required: ["campaign_id", "sent", "delivered", "failed", "bounced", "throttled", "received", "clicked"],
   additionalProperties: false,
   properties: {
     campaign_id: uuid("The campaign."),
@@ -23,6 +25,8 @@ export const campaignStatsSchema = {
     ),
     bounced: counter("The provider declared the token dead; the device is marked invalid and no longer targeted."),
     throttled: counter("Still rate-limited by the provider after retries."),
+    received: counter("Devices that reported the notification received and shown (once per device)."),
+    clicked: counter("Devices that reported a click on the notification (once per device; also counted as received)."),
   },
 } as const;
 

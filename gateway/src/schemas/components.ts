@@ -4,6 +4,14 @@ import { appSchema } from "./apps.js";
 import { campaignContentSchema, campaignSchema, campaignStatsSchema } from "./campaigns.js";
 import { errorSchema } from "./common.js";
 import { deviceSchema } from "./devices.js";
+import {
+  deviceInAppMessageSchema,
+  inAppAudienceAllSchema,
+  inAppAudienceExternalIdsSchema,
+  inAppAudienceSegmentSchema,
+  inAppMessageSchema,
+  inAppMessageStatsSchema,
+} from "./in-app-messages.js";
 import { acceptedInvitationSchema, createdInvitationSchema, invitationSchema } from "./invitations.js";
 import { meSchema, memberSchema, userSchema } from "./members.js";
 import { oauthClientSchema } from "./oauth-clients.js";
@@ -16,6 +24,7 @@ import {
   platformConfigsSchema,
   webConfigSchema,
   webInputSchema,
+  webPushConfigSchema,
 } from "./platform-config.js";
 import { segmentRuleSchema, segmentSchema } from "./segments.js";
 
@@ -36,12 +45,19 @@ export const sharedSchemas = [
   androidConfigSchema,
   webConfigSchema,
   platformConfigsSchema,
+  webPushConfigSchema,
   campaignStatsSchema,
   campaignContentSchema,
   campaignSchema,
   segmentRuleSchema,
   segmentSchema,
   androidChannelSchema,
+  inAppAudienceAllSchema,
+  inAppAudienceSegmentSchema,
+  inAppAudienceExternalIdsSchema,
+  inAppMessageStatsSchema,
+  inAppMessageSchema,
+  deviceInAppMessageSchema,
   userSchema,
   memberSchema,
   meSchema,

@@ -187,6 +187,28 @@ const optSchema = (optIn: boolean) => ({
   response: { 200: ok("The device.", "Device"), ...errorResponses(403, 404) },
 });
 
+export const recordNotificationEventSchema = {
+  tags,
+  operationId: "recordNotificationEvent",
+  summary: "Report a notification received or clicked",
+  description:
+    "What a client library reports about a push it got (the web SDK's service worker does it by itself): `received` " +
+    "when the notification was shown, `clicked` when the user opened it. Each feeds the campaign's `received` and " +
+    "`clicked` counters once per device, however often it is repeated (safe to retry); a click also counts as " +
+    "received. The campaign must be one this device's app sent (scheduled, cancelled and unknown campaigns: 404).",
+  params: deviceParams,
+  body: {
+    type: "object",
+    required: ["campaign_id", "type"],
+    additionalProperties: false,
+    properties: {
+      campaign_id: uuid("The campaign the notification came from (`campaign_id` of the push payload)."),
+      type: { type: "string", enum: ["received", "clicked"], description: "What happened." },
+    },
+  },
+  response: { 204: noContent("Recorded (or already recorded)."), ...errorResponses(400, 403, 404) },
+};
+
 export const optOutSchema = optSchema(false);
 export const optInSchema = optSchema(true);
 

@@ -199,3 +199,32 @@ export const getPlatformConfigsSchema = {
   params: appParams,
   response: { 200: ok("Public views of the stored configs.", "PlatformConfigs"), ...errorResponses(403, 404) },
 };
+
+export const webPushConfigSchema = {
+  $id: "WebPushConfig",
+  type: "object",
+  description: "What a web page needs to subscribe to pushes: public, safe to ship.",
+  required: ["app_id", "vapid_public_key"],
+  additionalProperties: false,
+  properties: {
+    app_id: uuid("The app."),
+    vapid_public_key: {
+      type: "string",
+      description:
+        "The app's VAPID public key (uncompressed P-256 point, base64url): the `applicationServerKey` of " +
+        "`pushManager.subscribe()`.",
+      examples: ["BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM"],
+    },
+  },
+} as const;
+
+export const getWebPushConfigSchema = {
+  tags,
+  operationId: "getWebPushConfig",
+  summary: "Get an app's public web push config",
+  description:
+    "The public half of the app's web platform config, for the web SDK (which fetches it with a client key). " +
+    "404 when the app has no web config yet.",
+  params: appParams,
+  response: { 200: ok("The public config.", "WebPushConfig"), ...errorResponses(403, 404) },
+};

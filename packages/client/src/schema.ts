@@ -147,6 +147,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/apps/{app_id}/web-push-config": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an app's public web push config
+     * @description The public half of the app's web platform config, for the web SDK (which fetches it with a client key). 404 when the app has no web config yet.
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     *
+     *     Client keys (hk_pub_…) may call this too, for their own app.
+     */
+    get: operations["getWebPushConfig"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/apps/{app_id}/api-keys": {
     parameters: {
       query?: never;
@@ -319,6 +343,30 @@ export interface paths {
      *     Client keys (hk_pub_…) may call this with the device's push token in the X-Herald-Push-Token header.
      */
     post: operations["optInDevice"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/devices/{id}/notification-events": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report a notification received or clicked
+     * @description What a client library reports about a push it got (the web SDK's service worker does it by itself): `received` when the notification was shown, `clicked` when the user opened it. Each feeds the campaign's `received` and `clicked` counters once per device, however often it is repeated (safe to retry); a click also counts as received. The campaign must be one this device's app sent (scheduled, cancelled and unknown campaigns: 404).
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     *
+     *     Client keys (hk_pub_…) may call this with the device's push token in the X-Herald-Push-Token header.
+     */
+    post: operations["recordNotificationEvent"];
     delete?: never;
     options?: never;
     head?: never;
@@ -659,6 +707,114 @@ export interface paths {
      *     Signed-in users need the admin role or higher; API keys act within their scope.
      */
     patch: operations["updateAndroidChannel"];
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/in-app-messages": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an app's in-app messages
+     * @description Newest first.
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     */
+    get: operations["listInAppMessages"];
+    put?: never;
+    /**
+     * Create an in-app message
+     * @description At most 1,000 messages per app (more: 422). Without an `en` entry in contents, or with ends_at not after starts_at: 422. An audience segment the app does not have: 404.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    post: operations["createInAppMessage"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/in-app-messages/{message_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an in-app message
+     * @description Signed-in users need the viewer role or higher; API keys act within their scope.
+     */
+    get: operations["getInAppMessage"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete an in-app message
+     * @description Devices no longer get it; its counters go with it.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    delete: operations["deleteInAppMessage"];
+    options?: never;
+    head?: never;
+    /**
+     * Update an in-app message
+     * @description Changes the given fields and keeps the others; null clears an optional one. Given contents replace every stored language (and need `en`); the window is checked against the stored start or end (422). Counters and what devices already did (impressions, dismissals) are kept.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    patch: operations["updateInAppMessage"];
+    trace?: never;
+  };
+  "/v1/devices/{id}/in-app-messages": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Fetch the in-app messages for a device
+     * @description The messages of the device's app that apply to it now: started (or without a start) and not ended, with an audience that includes the device, not dismissed by it, and shown fewer times than max_impressions; each in the device's language, falling back to "en". Highest priority first, then newest; at most 20. Opted-out devices and devices with an invalid push token get them too (they are not pushes). Showing one is for the app, which then reports an impression event.
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     *
+     *     Client keys (hk_pub_…) may call this with the device's push token in the X-Herald-Push-Token header.
+     */
+    get: operations["listDeviceInAppMessages"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/devices/{id}/in-app-messages/{message_id}/events": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Report an in-app message impression, click or dismissal
+     * @description `impression` when the app showed the message, `click` when the user tapped it, `dismiss` when the user closed it: a dismissed message is no longer fetched for this device (a repeated dismissal is accepted and counted once). An impression beyond the message's max_impressions for this device answers 409 and is not counted. A message of another app, or one that does not apply to the device now (audience, start or end): 404.
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     *
+     *     Client keys (hk_pub_…) may call this with the device's push token in the X-Herald-Push-Token header.
+     */
+    post: operations["recordInAppMessageEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   "/v1/me": {
@@ -1218,7 +1374,21 @@ export interface components {
       android: components["schemas"]["AndroidPlatformConfig"] | null;
       web: components["schemas"]["WebPlatformConfig"] | null;
     };
-    /** @description Delivery counters. `sent` counts devices handed to a provider; each of them then ends in exactly one of `delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, `sent` equals `audience_size` and the four outcomes add up to `sent`. */
+    /** @description What a web page needs to subscribe to pushes: public, safe to ship. */
+    WebPushConfig: {
+      /**
+       * Format: uuid
+       * @description The app.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      app_id: string;
+      /**
+       * @description The app's VAPID public key (uncompressed P-256 point, base64url): the `applicationServerKey` of `pushManager.subscribe()`.
+       * @example BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM
+       */
+      vapid_public_key: string;
+    };
+    /** @description Delivery counters. `sent` counts devices handed to a provider; each of them then ends in exactly one of `delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, `sent` equals `audience_size` and the four outcomes add up to `sent`. `received` and `clicked` count devices whose client library reported the notification shown or clicked (`POST /v1/devices/{id}/notification-events`): devices without a library (or offline ones) report nothing, so they are lower bounds. */
     CampaignStats: {
       /**
        * Format: uuid
@@ -1236,6 +1406,10 @@ export interface components {
       bounced: number;
       /** @description Still rate-limited by the provider after retries. */
       throttled: number;
+      /** @description Devices that reported the notification received and shown (once per device). */
+      received: number;
+      /** @description Devices that reported a click on the notification (once per device; also counted as received). */
+      clicked: number;
     };
     /** @description One language's text; null where the send gave none. */
     CampaignContent: {
@@ -1556,6 +1730,201 @@ export interface components {
        * @example 2026-11-21T10:00:00.000Z
        */
       updated_at: string;
+    };
+    /** All devices */
+    InAppAudienceAll: {
+      /**
+       * @description Every device of the app. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      kind: "all";
+    };
+    /** Segment */
+    InAppAudienceSegment: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      kind: "segment";
+      /**
+       * Format: uuid
+       * @description A segment of the same app (see /v1/segments; unknown: 404). Its rule is evaluated against the device when it fetches, so a device that comes to match it sees the message; after the segment is deleted the message matches no device.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      segment_id: string;
+    };
+    /** Users */
+    InAppAudienceExternalIds: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      kind: "external_ids";
+      /**
+       * @description Your user ids: devices registered with one of them (their external_id). 1 to 10,000.
+       * @example [
+       *       "user-42",
+       *       "user-43"
+       *     ]
+       */
+      external_ids: string[];
+    };
+    /** @description What devices reported through `POST /v1/devices/{id}/in-app-messages/{message_id}/events`. */
+    InAppMessageStats: {
+      /** @description Impression events, all devices (each device at most max_impressions). */
+      impressions: number;
+      /** @description Click events, all devices. */
+      clicks: number;
+      /** @description Devices that dismissed the message (a device dismisses once). */
+      dismissals: number;
+      /** @description Distinct devices with at least one impression. */
+      devices: number;
+    };
+    /** @description An in-app message of an app. */
+    InAppMessage: {
+      /**
+       * Format: uuid
+       * @description The message.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @description The app.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      app_id: string;
+      /**
+       * @description Your label for the message; devices never see it.
+       * @example Spring sale banner
+       */
+      name: string;
+      /**
+       * @description Language code → text. Keys are ISO 639-1 codes (two lowercase letters, e.g. "en", "de"). A device gets the entry of its registered language, and the "en" entry when there is none for its language, so "en" is required (without it: 422). 1 to 100 languages.
+       * @example {
+       *       "en": {
+       *         "title": "Hi!",
+       *         "body": "Our spring sale starts today."
+       *       },
+       *       "de": {
+       *         "title": "Hallo!",
+       *         "body": "Heute…"
+       *       }
+       *     }
+       */
+      contents: {
+        [key: string]: {
+          /**
+           * @description 1 to 200 characters.
+           * @example Hi!
+           */
+          title: string;
+          /**
+           * @description 1 to 2,000 characters.
+           * @example Our spring sale starts today.
+           */
+          body: string;
+        };
+      };
+      /**
+       * Format: uri
+       * @description An https image shown with the message; null: none.
+       * @example https://acme.example/sale.png
+       */
+      image_url: string | null;
+      /**
+       * Format: uri
+       * @description An http or https URL the app opens when the user taps the message; null: none.
+       * @example https://acme.example/sale
+       */
+      action_url: string | null;
+      /** @description Which devices of the app see the message. Opted-out devices and devices with an invalid push token see in-app messages too: the app shows them itself, opting out concerns push notifications only. */
+      audience:
+        | components["schemas"]["InAppAudienceAll"]
+        | components["schemas"]["InAppAudienceSegment"]
+        | components["schemas"]["InAppAudienceExternalIds"];
+      /**
+       * Format: date-time
+       * @description When the message starts to be shown (ISO 8601); null: at once.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      starts_at: string | null;
+      /**
+       * Format: date-time
+       * @description When it stops being shown; must be after starts_at (else 422); null: never.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      ends_at: string | null;
+      /**
+       * @description 0 to 100 (default 0); a device gets higher priorities first, then newer messages.
+       * @example 50
+       */
+      priority: number;
+      /**
+       * @description How often one device may show the message (impression events counted); then it is no longer fetched and a further impression answers 409. null or omitted: unlimited.
+       * @example 3
+       */
+      max_impressions: number | null;
+      stats: components["schemas"]["InAppMessageStats"];
+      /**
+       * Format: date-time
+       * @description When the message was created (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When its settings last changed (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /** @description An in-app message as one device shows it, in its language. */
+    DeviceInAppMessage: {
+      /**
+       * Format: uuid
+       * @description The message; report events with it.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      id: string;
+      /**
+       * @description The language of title and body: the device's own when the message has it, else "en".
+       * @example de
+       */
+      language: string;
+      /**
+       * @description 1 to 200 characters.
+       * @example Hi!
+       */
+      title: string;
+      /**
+       * @description 1 to 2,000 characters.
+       * @example Our spring sale starts today.
+       */
+      body: string;
+      /**
+       * Format: uri
+       * @description An https image shown with the message; null: none.
+       * @example https://acme.example/sale.png
+       */
+      image_url: string | null;
+      /**
+       * Format: uri
+       * @description An http or https URL the app opens when the user taps the message; null: none.
+       * @example https://acme.example/sale
+       */
+      action_url: string | null;
+      /**
+       * @description 0 to 100 (default 0); a device gets higher priorities first, then newer messages.
+       * @example 50
+       */
+      priority: number;
+      /**
+       * Format: date-time
+       * @description When the message stops being shown; null: never.
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      ends_at: string | null;
     };
     /** @description A person who can sign in. */
     User: {
@@ -2776,6 +3145,126 @@ export interface operations {
       };
       /** @description UnprocessableEntity: well-formed but semantically invalid. */
       422: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getWebPushConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The public config. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebPushConfig"];
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
           "X-RateLimit-Limit"?: number;
@@ -4178,6 +4667,158 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Device"];
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  recordNotificationEvent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Client keys only: the device's push token exactly as registered (for web, the PushSubscription JSON text), proving possession of the device. Ignored for server keys and sessions. */
+        "x-herald-push-token"?: string;
+      };
+      path: {
+        /**
+         * @description Device id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description The campaign the notification came from (`campaign_id` of the push payload).
+           * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+           */
+          campaign_id: string;
+          /**
+           * @description What happened.
+           * @enum {string}
+           */
+          type: "received" | "clicked";
+        };
+      };
+    };
+    responses: {
+      /** @description Recorded (or already recorded). */
+      204: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description ValidationError: the request is malformed or breaks the schema. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
       /** @description Unauthorized: missing or invalid credentials. */
@@ -8080,6 +8721,1225 @@ export interface operations {
       };
       /** @description NotFound: no such resource (an id that is not a UUID names none either). */
       404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UnsupportedMediaType: the body is not application/json. */
+      415: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listInAppMessages: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Items per page, 1 to 200 (default 50). */
+        per_page?: number;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of in-app messages. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["InAppMessage"][];
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
+            /** @description Items across all pages. */
+            total: number;
+          };
+        };
+      };
+      /** @description ValidationError: the request is malformed or breaks the schema. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createInAppMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description Your label for the message; devices never see it.
+           * @example Spring sale banner
+           */
+          name: string;
+          /**
+           * @description Language code → text. Keys are ISO 639-1 codes (two lowercase letters, e.g. "en", "de"). A device gets the entry of its registered language, and the "en" entry when there is none for its language, so "en" is required (without it: 422). 1 to 100 languages.
+           * @example {
+           *       "en": {
+           *         "title": "Hi!",
+           *         "body": "Our spring sale starts today."
+           *       },
+           *       "de": {
+           *         "title": "Hallo!",
+           *         "body": "Heute…"
+           *       }
+           *     }
+           */
+          contents: {
+            [key: string]: {
+              /**
+               * @description 1 to 200 characters.
+               * @example Hi!
+               */
+              title: string;
+              /**
+               * @description 1 to 2,000 characters.
+               * @example Our spring sale starts today.
+               */
+              body: string;
+            };
+          };
+          /**
+           * Format: uri
+           * @description An https image shown with the message; null: none.
+           * @example https://acme.example/sale.png
+           */
+          image_url?: string | null;
+          /**
+           * Format: uri
+           * @description An http or https URL the app opens when the user taps the message; null: none.
+           * @example https://acme.example/sale
+           */
+          action_url?: string | null;
+          /** @description Which devices of the app see the message. Opted-out devices and devices with an invalid push token see in-app messages too: the app shows them itself, opting out concerns push notifications only. */
+          audience:
+            | components["schemas"]["InAppAudienceAll"]
+            | components["schemas"]["InAppAudienceSegment"]
+            | components["schemas"]["InAppAudienceExternalIds"];
+          /**
+           * Format: date-time
+           * @description When the message starts to be shown (ISO 8601); null: at once.
+           * @example 2026-11-21T10:00:00.000Z
+           */
+          starts_at?: string | null;
+          /**
+           * Format: date-time
+           * @description When it stops being shown; must be after starts_at (else 422); null: never.
+           * @example 2026-11-21T10:00:00.000Z
+           */
+          ends_at?: string | null;
+          /**
+           * @description 0 to 100 (default 0); a device gets higher priorities first, then newer messages.
+           * @example 50
+           */
+          priority?: number;
+          /**
+           * @description How often one device may show the message (impression events counted); then it is no longer fetched and a further impression answers 409. null or omitted: unlimited.
+           * @example 3
+           */
+          max_impressions?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The message. */
+      201: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InAppMessage"];
+        };
+      };
+      /** @description ValidationError: the request is malformed or breaks the schema. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      413: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UnsupportedMediaType: the body is not application/json. */
+      415: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      422: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getInAppMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description In-app message id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The message, with its counters. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InAppMessage"];
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteInAppMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description In-app message id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateInAppMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description In-app message id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description Your label for the message; devices never see it.
+           * @example Spring sale banner
+           */
+          name?: string;
+          /**
+           * @description Language code → text. Keys are ISO 639-1 codes (two lowercase letters, e.g. "en", "de"). A device gets the entry of its registered language, and the "en" entry when there is none for its language, so "en" is required (without it: 422). 1 to 100 languages.
+           * @example {
+           *       "en": {
+           *         "title": "Hi!",
+           *         "body": "Our spring sale starts today."
+           *       },
+           *       "de": {
+           *         "title": "Hallo!",
+           *         "body": "Heute…"
+           *       }
+           *     }
+           */
+          contents?: {
+            [key: string]: {
+              /**
+               * @description 1 to 200 characters.
+               * @example Hi!
+               */
+              title: string;
+              /**
+               * @description 1 to 2,000 characters.
+               * @example Our spring sale starts today.
+               */
+              body: string;
+            };
+          };
+          /**
+           * Format: uri
+           * @description An https image shown with the message; null: none.
+           * @example https://acme.example/sale.png
+           */
+          image_url?: string | null;
+          /**
+           * Format: uri
+           * @description An http or https URL the app opens when the user taps the message; null: none.
+           * @example https://acme.example/sale
+           */
+          action_url?: string | null;
+          /** @description Which devices of the app see the message. Opted-out devices and devices with an invalid push token see in-app messages too: the app shows them itself, opting out concerns push notifications only. */
+          audience?:
+            | components["schemas"]["InAppAudienceAll"]
+            | components["schemas"]["InAppAudienceSegment"]
+            | components["schemas"]["InAppAudienceExternalIds"];
+          /**
+           * Format: date-time
+           * @description When the message starts to be shown (ISO 8601); null: at once.
+           * @example 2026-11-21T10:00:00.000Z
+           */
+          starts_at?: string | null;
+          /**
+           * Format: date-time
+           * @description When it stops being shown; must be after starts_at (else 422); null: never.
+           * @example 2026-11-21T10:00:00.000Z
+           */
+          ends_at?: string | null;
+          /**
+           * @description 0 to 100 (default 0); a device gets higher priorities first, then newer messages.
+           * @example 50
+           */
+          priority?: number;
+          /**
+           * @description How often one device may show the message (impression events counted); then it is no longer fetched and a further impression answers 409. null or omitted: unlimited.
+           * @example 3
+           */
+          max_impressions?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The updated message. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["InAppMessage"];
+        };
+      };
+      /** @description ValidationError: the request is malformed or breaks the schema. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      413: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UnsupportedMediaType: the body is not application/json. */
+      415: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      422: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listDeviceInAppMessages: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Client keys only: the device's push token exactly as registered (for web, the PushSubscription JSON text), proving possession of the device. Ignored for server keys and sessions. */
+        "x-herald-push-token"?: string;
+      };
+      path: {
+        /**
+         * @description Device id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The messages to show. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["DeviceInAppMessage"][];
+          };
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: the key's per-minute limit is used up. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  recordInAppMessageEvent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Client keys only: the device's push token exactly as registered (for web, the PushSubscription JSON text), proving possession of the device. Ignored for server keys and sessions. */
+        "x-herald-push-token"?: string;
+      };
+      path: {
+        /**
+         * @description Device id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        id: string;
+        /**
+         * @description In-app message id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description What happened.
+           * @enum {string}
+           */
+          type: "impression" | "click" | "dismiss";
+        };
+      };
+    };
+    responses: {
+      /** @description Counted. */
+      204: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description ValidationError: the request is malformed or breaks the schema. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: missing or invalid credentials. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: the resource already exists or its state forbids the change. */
+      409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
           "X-RateLimit-Limit"?: number;

@@ -6,11 +6,13 @@ import type {
   GetCampaignRequest,
   GetCampaignStatsRequest,
   ListCampaignsRequest,
+  RecordEngagementRequest,
 } from "@herald/proto/campaign";
 import { aborted, failedPrecondition, invalidArgument, notFound } from "@herald/runtime";
 import type { AndroidChannels } from "./android-channels.js";
 import type { AudienceSource } from "./audience-source.js";
 import type { CampaignRecord, Target } from "./campaign.js";
+import type { EngagementRecorder } from "./engagement-recorder.js";
 import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./create-request.js";
 import type { CampaignMetrics } from "./metrics.js";
 import * as check from "./request-checks.js";
@@ -21,6 +23,7 @@ export interface CampaignServiceDeps {
   store: CampaignStore;
   audience: Pick<AudienceSource, "count">;
   androidChannels: AndroidChannels;
+  engagement: Pick<EngagementRecorder, "record">;
   metrics: CampaignMetrics;
   /** A campaign was queued for immediate fan-out: wake the workers. */
   onQueued: () => void;
@@ -88,6 +91,10 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
     if (result.ok) return { campaign: toCampaign(result.campaign) };
     if (result.reason === "not_found") throw notFound("campaign not found");
     throw aborted(`campaign ${req.id} can no longer be cancelled: it is ${result.status}`, "CampaignNotCancellable");
+  }
+
+  async recordEngagement(req: RecordEngagementRequest) {
+    return { counted: await this.deps.engagement.record(req) };
   }
 
   private async find(id: string): Promise<CampaignRecord> {

@@ -71,6 +71,9 @@ export interface CampaignCounters {
   failed: number;
   bounced: number;
   throttled: number;
+  /** Devices that reported the notification received / clicked (RecordEngagement). */
+  received: number;
+  clicked: number;
 }
 
 export interface CampaignRecord extends NewCampaign {

@@ -199,6 +199,7 @@ export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dat
   const n = campaign.options.notification;
   // The web extras as sender-webpush adds them (services/sender-webpush/src/webpush-payload.ts).
   const extras = {
+    campaign_id: "00000000-0000-0000-0000-000000000000",
     ...(n?.webIconUrl ? { icon: n.webIconUrl } : {}),
     ...(n?.webBadgeUrl ? { badge: n.webBadgeUrl } : {}),
     ...(n?.webActions

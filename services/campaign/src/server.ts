@@ -26,6 +26,8 @@ import { RegistryAudience } from "./audience-source.js";
 import { JetStreamBatchPublisher } from "./batch-publisher.js";
 import { CampaignServiceImpl } from "./campaign-service.js";
 import type { Config } from "./config.js";
+import { EngagementRecorder } from "./engagement-recorder.js";
+import { EngagementStore } from "./engagement-store.js";
 import { FanoutRunner } from "./fanout-runner.js";
 import { FanoutStore } from "./fanout-store.js";
 import { FanoutWorkers } from "./fanout-workers.js";
@@ -99,6 +101,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
       store,
       audience,
       androidChannels,
+      engagement: new EngagementRecorder(new EngagementStore(pool)),
       metrics,
       onQueued: () => workers.nudge(),
     });

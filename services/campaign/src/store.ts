@@ -72,6 +72,8 @@ export interface CampaignRow {
   failed: string;
   bounced: string;
   throttled: string;
+  received: string;
+  clicked: string;
   failure_reason: string | null;
   sent_at: Date | null;
   completed_at: Date | null;
@@ -116,6 +118,8 @@ export function toCampaignRecord(row: CampaignRow): CampaignRecord {
       failed: Number(row.failed),
       bounced: Number(row.bounced),
       throttled: Number(row.throttled),
+      received: Number(row.received),
+      clicked: Number(row.clicked),
     },
     ...(row.failure_reason !== null ? { failureReason: row.failure_reason } : {}),
     ...(row.sent_at ? { sentAt: row.sent_at } : {}),

@@ -33,6 +33,8 @@ export function toStats(counters: CampaignCounters): CampaignStats {
     failed: BigInt(counters.failed),
     bounced: BigInt(counters.bounced),
     throttled: BigInt(counters.throttled),
+    received: BigInt(counters.received),
+    clicked: BigInt(counters.clicked),
   });
 }
 

@@ -3,6 +3,7 @@ import type { Logger, NatsConnection, StreamNames } from "@herald/runtime";
 import { RETRY_DELAY_MS, startEventsConsumer, type EventsConsumer } from "./events-consumer.js";
 import { isUuid } from "./ids.js";
 import type { AndroidChannelStore } from "./android-channel-store.js";
+import type { InAppMessageStore } from "./in-app-message-store.js";
 import type { SegmentStore } from "./segment-store.js";
 import type { DeviceStore } from "./store.js";
 
@@ -10,7 +11,8 @@ import type { DeviceStore } from "./store.js";
 export const DELETE_BATCH = 5_000;
 
 /**
- * Removes the devices and segments of apps that the credential service deleted. The ack
+ * Removes the devices, segments, Android channels and in-app messages of apps that the
+ * credential service deleted (the per-device in-app rows go with their devices). The ack
  * comes only after the last batch, so a crash mid-way redelivers and the (idempotent)
  * deletion simply continues.
  */
@@ -20,16 +22,17 @@ export function startAppDeletedConsumer(opts: {
   store: DeviceStore;
   segments: SegmentStore;
   channels: Pick<AndroidChannelStore, "deleteAppChannels">;
+  inAppMessages: Pick<InAppMessageStore, "deleteAppMessages">;
   log: Logger;
 }): Promise<EventsConsumer> {
-  const { store, segments, channels, log } = opts;
+  const { store, segments, channels, inAppMessages, log } = opts;
   return startEventsConsumer({
     ...opts,
     durable: "device-registry-app-deleted",
     subject: opts.names.appDeleted,
     maxMessages: 16,
     process: async (messages) => {
-      for await (const m of messages) await handle(m, { store, segments, channels }, log);
+      for await (const m of messages) await handle(m, { store, segments, channels, inAppMessages }, log);
     },
   });
 }
@@ -38,9 +41,10 @@ interface AppStores {
   store: DeviceStore;
   segments: SegmentStore;
   channels: Pick<AndroidChannelStore, "deleteAppChannels">;
+  inAppMessages: Pick<InAppMessageStore, "deleteAppMessages">;
 }
 
-async function handle(m: JsMsg, { store, segments, channels }: AppStores, log: Logger): Promise<void> {
+async function handle(m: JsMsg, { store, segments, channels, inAppMessages }: AppStores, log: Logger): Promise<void> {
   const appId = parseAppId(m.string());
   if (!appId) {
     log.warn({ subject: m.subject, seq: m.seq }, "app.deleted message without a valid app_id; dropped");
@@ -59,10 +63,11 @@ async function handle(m: JsMsg, { store, segments, channels }: AppStores, log: L
     }
     const deletedSegments = await segments.deleteAppSegments(appId);
     const deletedChannels = await channels.deleteAppChannels(appId);
+    const deletedInAppMessages = await inAppMessages.deleteAppMessages(appId);
     m.ack();
     log.info(
-      { appId, deleted, deletedSegments, deletedChannels },
-      "devices, segments and channels of deleted app removed",
+      { appId, deleted, deletedSegments, deletedChannels, deletedInAppMessages },
+      "devices, segments, channels and in-app messages of deleted app removed",
     );
   } catch (err) {
     log.error({ err, appId }, "removing devices of deleted app failed; will retry");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { audienceCountQuery, audiencePageQuery, type SegmentCriteria } from "./audience-query.js";
+import { audienceCountQuery, audiencePageQuery, deviceRuleMatchQuery, type SegmentCriteria } from "./audience-query.js";
 
 const APP = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 const AFTER = "00000000-0000-4000-8000-000000000001";
@@ -123,5 +123,22 @@ describe("audienceCountQuery", () => {
         "AND NOT (tags && $3::text[]) AND platform = ANY($4::text[]) AND external_id IS NOT NULL",
     );
     expect(q.values).toEqual([APP, ["a"], ["b"], ["android"]]);
+  });
+});
+
+describe("deviceRuleMatchQuery", () => {
+  it("evaluates each rule against one device with the audience conditions, targetable or not", () => {
+    const q = deviceRuleMatchQuery(AFTER, [
+      { ...emptyRule, tagsAny: ["vip"], languages: ["de"] },
+      { ...emptyRule, hasExternalId: false },
+      emptyRule,
+    ]);
+    expect(q).toEqual({
+      text:
+        "SELECT ARRAY[(tags && $1::text[] AND language = ANY($2::text[])), (external_id IS NULL), true]::boolean[] " +
+        "AS matches FROM devices WHERE id = $3::uuid",
+      values: [["vip"], ["de"], AFTER],
+    });
+    expect(q.text).not.toMatch(/opted_in|invalid/);
   });
 });

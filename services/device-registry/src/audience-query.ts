@@ -70,6 +70,23 @@ export function audienceCountQuery(audience: Audience): SqlQuery {
   return { text: `SELECT count(*)::bigint AS count FROM devices WHERE ${where.join(" AND ")}`, values };
 }
 
+/**
+ * Which of the rules one device matches, as one boolean per rule in `matches`, with the
+ * conditions audience pages use. The device need not be targetable (in-app messages
+ * reach opted-out and invalid devices): only the rule is evaluated. No row: no device.
+ */
+export function deviceRuleMatchQuery(deviceId: string, rules: readonly SegmentCriteria[]): SqlQuery {
+  const values: unknown[] = [];
+  const matches = rules.map((rule) => {
+    const where = segmentConditions(rule, values);
+    return where.length === 0 ? "true" : `(${where.join(" AND ")})`;
+  });
+  return {
+    text: `SELECT ARRAY[${matches.join(", ")}]::boolean[] AS matches FROM devices WHERE id = ${param(values, deviceId)}::uuid`,
+    values,
+  };
+}
+
 function audienceConditions({ appId, target, platform }: Audience, values: unknown[]): string[] {
   // Written exactly as the partial index predicate, so the planner can use that index.
   const where = [`app_id = ${param(values, appId)}::uuid`, "opted_in", "NOT invalid"];

@@ -16,12 +16,15 @@ import {
 } from "@herald/runtime";
 import { AndroidChannelService } from "@herald/proto/android_channel";
 import { DeviceRegistryService } from "@herald/proto/device";
+import { InAppMessageService } from "@herald/proto/in_app_message";
 import { AndroidChannelServiceImpl } from "./android-channel-service.js";
 import { PgAndroidChannelStore } from "./android-channel-store.js";
 import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
 import type { Config } from "./config.js";
 import { startDeviceInvalidatedConsumer } from "./device-invalidated-consumer.js";
 import { DeviceRegistryServiceImpl } from "./device-registry-service.js";
+import { InAppMessageServiceImpl } from "./in-app-message-service.js";
+import { PgInAppMessageStore } from "./in-app-message-store.js";
 import { createDeviceRegistryMetrics } from "./metrics.js";
 import { PgSegmentStore } from "./segment-store.js";
 import { PgDeviceStore } from "./store.js";
@@ -50,6 +53,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
     const store = new PgDeviceStore(pool);
     const segments = new PgSegmentStore(pool);
     const channels = new PgAndroidChannelStore(pool);
+    const inAppMessages = new PgInAppMessageStore(pool);
     const registry = createMetricsRegistry("device-registry");
     const metrics = createDeviceRegistryMetrics(registry);
     const names = streamNames(config.natsNamespace);
@@ -70,7 +74,15 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
         },
       ],
     });
-    const appDeleted = await startAppDeletedConsumer({ nc, names, store, segments, channels, log });
+    const appDeleted = await startAppDeletedConsumer({
+      nc,
+      names,
+      store,
+      segments,
+      channels,
+      inAppMessages,
+      log,
+    });
     closers.add(() => appDeleted.close());
     const invalidated = await startDeviceInvalidatedConsumer({ nc, names, store, metrics, log });
     closers.add(() => invalidated.close());
@@ -85,7 +97,11 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
       routes: (router) =>
         router
           .service(DeviceRegistryService, service)
-          .service(AndroidChannelService, new AndroidChannelServiceImpl(channels)),
+          .service(AndroidChannelService, new AndroidChannelServiceImpl(channels))
+          .service(
+            InAppMessageService,
+            new InAppMessageServiceImpl({ messages: inAppMessages, segments, devices: store }),
+          ),
       port: config.port,
       log,
     });

@@ -14,8 +14,11 @@ export interface WebPushAction {
  * sound or silent push of its own: `badge_count` / `badge_increment` are for the worker
  * to apply with navigator.setAppBadge(), and `content_available` tells it the send was
  * meant to be silent (browsers still require a visible notification for every push).
+ * `campaign_id` lets the worker report the notification received and clicked
+ * (POST /v1/devices/{id}/notification-events), which feeds the campaign's counters.
  */
 export interface WebPushPayload {
+  campaign_id: string;
   title: string;
   body: string;
   data: unknown;
@@ -30,6 +33,7 @@ export interface WebPushPayload {
 
 export function webPushPayload(batch: DeliveryBatch, payload: RenderedPayload): WebPushPayload {
   const out: WebPushPayload = {
+    campaign_id: batch.campaignId,
     title: payload.title,
     body: payload.body,
     data: batch.dataJson ? JSON.parse(batch.dataJson) : {},

@@ -175,6 +175,7 @@ describe("web push sender", () => {
         const mine = deliveries.filter((d) => d.subscription_id === t.sub);
         expect(mine).toHaveLength(1);
         expect(JSON.parse(mine[0]!.payload)).toEqual({
+          campaign_id: campaignId,
           title: i % 2 === 0 ? "Hallo" : "Hello",
           body: i % 2 === 0 ? "Wie geht's?" : "How are you?",
           data: { action_url: "https://example.com/a" },
@@ -207,6 +208,7 @@ describe("web push sender", () => {
       const mine = (await admin.allDeliveries({ platform: "webpush" })).filter((d) => d.subscription_id === sub!.id);
       // Web Push has no sound: it is not in the payload.
       expect(JSON.parse(mine[0]!.payload)).toEqual({
+        campaign_id: campaignId,
         title: "Hallo",
         body: "Wie geht's?",
         data: { action_url: "https://example.com/a" },

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/campaign.proto.
  */
 export const file_herald_v1_campaign: GenFile = /*@__PURE__*/
-  fileDesc("ChhoZXJhbGQvdjEvY2FtcGFpZ24ucHJvdG8SCWhlcmFsZC52MSImCgdDb250ZW50Eg0KBXRpdGxlGAEgASgJEgwKBGJvZHkYAiABKAki5AIKDkNhbXBhaWduVGFyZ2V0EiwKA2FsbBgBIAEoCzIdLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldC5BbGxIABI9CgxleHRlcm5hbF9pZHMYAiABKAsyJS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuRXh0ZXJuYWxJZHNIABI0CgdzZWdtZW50GAMgASgLMiEuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LlNlZ21lbnRIABI5CgpkZXZpY2VfaWRzGAQgASgLMiMuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LkRldmljZUlkc0gAGgUKA0FsbBojCgtFeHRlcm5hbElkcxIUCgxleHRlcm5hbF9pZHMYASADKAkaHQoHU2VnbWVudBISCgpzZWdtZW50X2lkGAEgASgJGh8KCURldmljZUlkcxISCgpkZXZpY2VfaWRzGAEgAygJQggKBnRhcmdldCLPAQoLU2VuZE9wdGlvbnMSEwoLdHRsX3NlY29uZHMYASABKA0SJQoIcHJpb3JpdHkYAiABKA4yEy5oZXJhbGQudjEuUHJpb3JpdHkSGAoLY29sbGFwc2VfaWQYAyABKAlIAIgBARIWCglpbWFnZV91cmwYBCABKAlIAYgBARI0Cgxub3RpZmljYXRpb24YBSABKAsyHi5oZXJhbGQudjEuTm90aWZpY2F0aW9uT3B0aW9uc0IOCgxfY29sbGFwc2VfaWRCDAoKX2ltYWdlX3VybCJkCg1DYW1wYWlnblN0YXRzEgwKBHNlbnQYASABKAQSEQoJZGVsaXZlcmVkGAIgASgEEg4KBmZhaWxlZBgDIAEoBBIPCgdib3VuY2VkGAQgASgEEhEKCXRocm90dGxlZBgFIAEoBCLeBQoIQ2FtcGFpZ24SCgoCaWQYASABKAkSDgoGYXBwX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSKQoGc3RhdHVzGAQgASgOMhkuaGVyYWxkLnYxLkNhbXBhaWduU3RhdHVzEhUKDWF1ZGllbmNlX3NpemUYBSABKAQSMwoIY29udGVudHMYBiADKAsyIS5oZXJhbGQudjEuQ2FtcGFpZ24uQ29udGVudHNFbnRyeRIRCglkYXRhX2pzb24YByABKAkSKQoGdGFyZ2V0GAggASgLMhkuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0EicKB29wdGlvbnMYCSABKAsyFi5oZXJhbGQudjEuU2VuZE9wdGlvbnMSJwoFc3RhdHMYCiABKAsyGC5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0cxI1CgxzY2hlZHVsZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMAoHc2VudF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI1Cgxjb21wbGV0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZmFpbHVyZV9yZWFzb24YECABKAlIA4gBARpDCg1Db250ZW50c0VudHJ5EgsKA2tleRgBIAEoCRIhCgV2YWx1ZRgCIAEoCzISLmhlcmFsZC52MS5Db250ZW50OgI4AUIPCg1fc2NoZWR1bGVkX2F0QgoKCF9zZW50X2F0Qg8KDV9jb21wbGV0ZWRfYXRCEQoPX2ZhaWx1cmVfcmVhc29uIrgDChVDcmVhdGVDYW1wYWlnblJlcXVlc3QSDgoGYXBwX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSQAoIY29udGVudHMYAyADKAsyLi5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXF1ZXN0LkNvbnRlbnRzRW50cnkSEQoJZGF0YV9qc29uGAQgASgJEikKBnRhcmdldBgFIAEoCzIZLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldBInCgdvcHRpb25zGAYgASgLMhYuaGVyYWxkLnYxLlNlbmRPcHRpb25zEjUKDHNjaGVkdWxlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIcCg9pZGVtcG90ZW5jeV9rZXkYCCABKAlIAYgBARIZChFpZGVtcG90ZW5jeV9zY29wZRgJIAEoCRpDCg1Db250ZW50c0VudHJ5EgsKA2tleRgBIAEoCRIhCgV2YWx1ZRgCIAEoCzISLmhlcmFsZC52MS5Db250ZW50OgI4AUIPCg1fc2NoZWR1bGVkX2F0QhIKEF9pZGVtcG90ZW5jeV9rZXkiUAoWQ3JlYXRlQ2FtcGFpZ25SZXNwb25zZRIlCghjYW1wYWlnbhgBIAEoCzITLmhlcmFsZC52MS5DYW1wYWlnbhIPCgdjcmVhdGVkGAIgASgIIiAKEkdldENhbXBhaWduUmVxdWVzdBIKCgJpZBgBIAEoCSI8ChNHZXRDYW1wYWlnblJlc3BvbnNlEiUKCGNhbXBhaWduGAEgASgLMhMuaGVyYWxkLnYxLkNhbXBhaWduIocBChRMaXN0Q2FtcGFpZ25zUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdBIuCgZzdGF0dXMYAyABKA4yGS5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0dXNIAIgBAUIJCgdfc3RhdHVzImIKFUxpc3RDYW1wYWlnbnNSZXNwb25zZRImCgljYW1wYWlnbnMYASADKAsyEy5oZXJhbGQudjEuQ2FtcGFpZ24SIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyIlChdHZXRDYW1wYWlnblN0YXRzUmVxdWVzdBIKCgJpZBgBIAEoCSJYChhHZXRDYW1wYWlnblN0YXRzUmVzcG9uc2USEwoLY2FtcGFpZ25faWQYASABKAkSJwoFc3RhdHMYAiABKAsyGC5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0cyIjChVDYW5jZWxDYW1wYWlnblJlcXVlc3QSCgoCaWQYASABKAkiPwoWQ2FuY2VsQ2FtcGFpZ25SZXNwb25zZRIlCghjYW1wYWlnbhgBIAEoCzITLmhlcmFsZC52MS5DYW1wYWlnbirjAQoOQ2FtcGFpZ25TdGF0dXMSHwobQ0FNUEFJR05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZQ0FNUEFJR05fU1RBVFVTX1NDSEVEVUxFRBABEhoKFkNBTVBBSUdOX1NUQVRVU19RVUVVRUQQAhIbChdDQU1QQUlHTl9TVEFUVVNfU0VORElORxADEh0KGUNBTVBBSUdOX1NUQVRVU19DT01QTEVURUQQBBIdChlDQU1QQUlHTl9TVEFUVVNfQ0FOQ0VMTEVEEAUSGgoWQ0FNUEFJR05fU1RBVFVTX0ZBSUxFRBAGKkwKCFByaW9yaXR5EhgKFFBSSU9SSVRZX1VOU1BFQ0lGSUVEEAASEwoPUFJJT1JJVFlfTk9STUFMEAESEQoNUFJJT1JJVFlfSElHSBACMr4DCg9DYW1wYWlnblNlcnZpY2USVQoOQ3JlYXRlQ2FtcGFpZ24SIC5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXF1ZXN0GiEuaGVyYWxkLnYxLkNyZWF0ZUNhbXBhaWduUmVzcG9uc2USTAoLR2V0Q2FtcGFpZ24SHS5oZXJhbGQudjEuR2V0Q2FtcGFpZ25SZXF1ZXN0Gh4uaGVyYWxkLnYxLkdldENhbXBhaWduUmVzcG9uc2USUgoNTGlzdENhbXBhaWducxIfLmhlcmFsZC52MS5MaXN0Q2FtcGFpZ25zUmVxdWVzdBogLmhlcmFsZC52MS5MaXN0Q2FtcGFpZ25zUmVzcG9uc2USWwoQR2V0Q2FtcGFpZ25TdGF0cxIiLmhlcmFsZC52MS5HZXRDYW1wYWlnblN0YXRzUmVxdWVzdBojLmhlcmFsZC52MS5HZXRDYW1wYWlnblN0YXRzUmVzcG9uc2USVQoOQ2FuY2VsQ2FtcGFpZ24SIC5oZXJhbGQudjEuQ2FuY2VsQ2FtcGFpZ25SZXF1ZXN0GiEuaGVyYWxkLnYxLkNhbmNlbENhbXBhaWduUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_herald_v1_common, file_herald_v1_delivery]);
+  fileDesc("ChhoZXJhbGQvdjEvY2FtcGFpZ24ucHJvdG8SCWhlcmFsZC52MSImCgdDb250ZW50Eg0KBXRpdGxlGAEgASgJEgwKBGJvZHkYAiABKAki5AIKDkNhbXBhaWduVGFyZ2V0EiwKA2FsbBgBIAEoCzIdLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldC5BbGxIABI9CgxleHRlcm5hbF9pZHMYAiABKAsyJS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuRXh0ZXJuYWxJZHNIABI0CgdzZWdtZW50GAMgASgLMiEuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LlNlZ21lbnRIABI5CgpkZXZpY2VfaWRzGAQgASgLMiMuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LkRldmljZUlkc0gAGgUKA0FsbBojCgtFeHRlcm5hbElkcxIUCgxleHRlcm5hbF9pZHMYASADKAkaHQoHU2VnbWVudBISCgpzZWdtZW50X2lkGAEgASgJGh8KCURldmljZUlkcxISCgpkZXZpY2VfaWRzGAEgAygJQggKBnRhcmdldCLPAQoLU2VuZE9wdGlvbnMSEwoLdHRsX3NlY29uZHMYASABKA0SJQoIcHJpb3JpdHkYAiABKA4yEy5oZXJhbGQudjEuUHJpb3JpdHkSGAoLY29sbGFwc2VfaWQYAyABKAlIAIgBARIWCglpbWFnZV91cmwYBCABKAlIAYgBARI0Cgxub3RpZmljYXRpb24YBSABKAsyHi5oZXJhbGQudjEuTm90aWZpY2F0aW9uT3B0aW9uc0IOCgxfY29sbGFwc2VfaWRCDAoKX2ltYWdlX3VybCKHAQoNQ2FtcGFpZ25TdGF0cxIMCgRzZW50GAEgASgEEhEKCWRlbGl2ZXJlZBgCIAEoBBIOCgZmYWlsZWQYAyABKAQSDwoHYm91bmNlZBgEIAEoBBIRCgl0aHJvdHRsZWQYBSABKAQSEAoIcmVjZWl2ZWQYBiABKAQSDwoHY2xpY2tlZBgHIAEoBCLeBQoIQ2FtcGFpZ24SCgoCaWQYASABKAkSDgoGYXBwX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSKQoGc3RhdHVzGAQgASgOMhkuaGVyYWxkLnYxLkNhbXBhaWduU3RhdHVzEhUKDWF1ZGllbmNlX3NpemUYBSABKAQSMwoIY29udGVudHMYBiADKAsyIS5oZXJhbGQudjEuQ2FtcGFpZ24uQ29udGVudHNFbnRyeRIRCglkYXRhX2pzb24YByABKAkSKQoGdGFyZ2V0GAggASgLMhkuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0EicKB29wdGlvbnMYCSABKAsyFi5oZXJhbGQudjEuU2VuZE9wdGlvbnMSJwoFc3RhdHMYCiABKAsyGC5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0cxI1CgxzY2hlZHVsZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMAoHc2VudF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI1Cgxjb21wbGV0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZmFpbHVyZV9yZWFzb24YECABKAlIA4gBARpDCg1Db250ZW50c0VudHJ5EgsKA2tleRgBIAEoCRIhCgV2YWx1ZRgCIAEoCzISLmhlcmFsZC52MS5Db250ZW50OgI4AUIPCg1fc2NoZWR1bGVkX2F0QgoKCF9zZW50X2F0Qg8KDV9jb21wbGV0ZWRfYXRCEQoPX2ZhaWx1cmVfcmVhc29uIrgDChVDcmVhdGVDYW1wYWlnblJlcXVlc3QSDgoGYXBwX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSQAoIY29udGVudHMYAyADKAsyLi5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXF1ZXN0LkNvbnRlbnRzRW50cnkSEQoJZGF0YV9qc29uGAQgASgJEikKBnRhcmdldBgFIAEoCzIZLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldBInCgdvcHRpb25zGAYgASgLMhYuaGVyYWxkLnYxLlNlbmRPcHRpb25zEjUKDHNjaGVkdWxlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIcCg9pZGVtcG90ZW5jeV9rZXkYCCABKAlIAYgBARIZChFpZGVtcG90ZW5jeV9zY29wZRgJIAEoCRpDCg1Db250ZW50c0VudHJ5EgsKA2tleRgBIAEoCRIhCgV2YWx1ZRgCIAEoCzISLmhlcmFsZC52MS5Db250ZW50OgI4AUIPCg1fc2NoZWR1bGVkX2F0QhIKEF9pZGVtcG90ZW5jeV9rZXkiUAoWQ3JlYXRlQ2FtcGFpZ25SZXNwb25zZRIlCghjYW1wYWlnbhgBIAEoCzITLmhlcmFsZC52MS5DYW1wYWlnbhIPCgdjcmVhdGVkGAIgASgIIiAKEkdldENhbXBhaWduUmVxdWVzdBIKCgJpZBgBIAEoCSI8ChNHZXRDYW1wYWlnblJlc3BvbnNlEiUKCGNhbXBhaWduGAEgASgLMhMuaGVyYWxkLnYxLkNhbXBhaWduIocBChRMaXN0Q2FtcGFpZ25zUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdBIuCgZzdGF0dXMYAyABKA4yGS5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0dXNIAIgBAUIJCgdfc3RhdHVzImIKFUxpc3RDYW1wYWlnbnNSZXNwb25zZRImCgljYW1wYWlnbnMYASADKAsyEy5oZXJhbGQudjEuQ2FtcGFpZ24SIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyIlChdHZXRDYW1wYWlnblN0YXRzUmVxdWVzdBIKCgJpZBgBIAEoCSJYChhHZXRDYW1wYWlnblN0YXRzUmVzcG9uc2USEwoLY2FtcGFpZ25faWQYASABKAkSJwoFc3RhdHMYAiABKAsyGC5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0cyIjChVDYW5jZWxDYW1wYWlnblJlcXVlc3QSCgoCaWQYASABKAkiPwoWQ2FuY2VsQ2FtcGFpZ25SZXNwb25zZRIlCghjYW1wYWlnbhgBIAEoCzITLmhlcmFsZC52MS5DYW1wYWlnbiJ6ChdSZWNvcmRFbmdhZ2VtZW50UmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEQoJZGV2aWNlX2lkGAIgASgJEhMKC2NhbXBhaWduX2lkGAMgASgJEicKBGtpbmQYBCABKA4yGS5oZXJhbGQudjEuRW5nYWdlbWVudEtpbmQiKwoYUmVjb3JkRW5nYWdlbWVudFJlc3BvbnNlEg8KB2NvdW50ZWQYASABKAgqbAoORW5nYWdlbWVudEtpbmQSHwobRU5HQUdFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYRU5HQUdFTUVOVF9LSU5EX1JFQ0VJVkVEEAESGwoXRU5HQUdFTUVOVF9LSU5EX0NMSUNLRUQQAirjAQoOQ2FtcGFpZ25TdGF0dXMSHwobQ0FNUEFJR05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZQ0FNUEFJR05fU1RBVFVTX1NDSEVEVUxFRBABEhoKFkNBTVBBSUdOX1NUQVRVU19RVUVVRUQQAhIbChdDQU1QQUlHTl9TVEFUVVNfU0VORElORxADEh0KGUNBTVBBSUdOX1NUQVRVU19DT01QTEVURUQQBBIdChlDQU1QQUlHTl9TVEFUVVNfQ0FOQ0VMTEVEEAUSGgoWQ0FNUEFJR05fU1RBVFVTX0ZBSUxFRBAGKkwKCFByaW9yaXR5EhgKFFBSSU9SSVRZX1VOU1BFQ0lGSUVEEAASEwoPUFJJT1JJVFlfTk9STUFMEAESEQoNUFJJT1JJVFlfSElHSBACMpsECg9DYW1wYWlnblNlcnZpY2USVQoOQ3JlYXRlQ2FtcGFpZ24SIC5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXF1ZXN0GiEuaGVyYWxkLnYxLkNyZWF0ZUNhbXBhaWduUmVzcG9uc2USTAoLR2V0Q2FtcGFpZ24SHS5oZXJhbGQudjEuR2V0Q2FtcGFpZ25SZXF1ZXN0Gh4uaGVyYWxkLnYxLkdldENhbXBhaWduUmVzcG9uc2USUgoNTGlzdENhbXBhaWducxIfLmhlcmFsZC52MS5MaXN0Q2FtcGFpZ25zUmVxdWVzdBogLmhlcmFsZC52MS5MaXN0Q2FtcGFpZ25zUmVzcG9uc2USWwoQR2V0Q2FtcGFpZ25TdGF0cxIiLmhlcmFsZC52MS5HZXRDYW1wYWlnblN0YXRzUmVxdWVzdBojLmhlcmFsZC52MS5HZXRDYW1wYWlnblN0YXRzUmVzcG9uc2USVQoOQ2FuY2VsQ2FtcGFpZ24SIC5oZXJhbGQudjEuQ2FuY2VsQ2FtcGFpZ25SZXF1ZXN0GiEuaGVyYWxkLnYxLkNhbmNlbENhbXBhaWduUmVzcG9uc2USWwoQUmVjb3JkRW5nYWdlbWVudBIiLmhlcmFsZC52MS5SZWNvcmRFbmdhZ2VtZW50UmVxdWVzdBojLmhlcmFsZC52MS5SZWNvcmRFbmdhZ2VtZW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_herald_v1_common, file_herald_v1_delivery]);
 
 /**
  * One language's text.
@@ -222,6 +222,19 @@ export type CampaignStats = Message<"herald.v1.CampaignStats"> & {
    * @generated from field: uint64 throttled = 5;
    */
   throttled: bigint;
+
+  /**
+   * Devices that reported the notification as received / clicked (client libraries only:
+   * a device without one reports nothing, so these are lower bounds).
+   *
+   * @generated from field: uint64 received = 6;
+   */
+  received: bigint;
+
+  /**
+   * @generated from field: uint64 clicked = 7;
+   */
+  clicked: bigint;
 };
 
 /**
@@ -571,6 +584,89 @@ export const CancelCampaignResponseSchema: GenMessage<CancelCampaignResponse> = 
   messageDesc(file_herald_v1_campaign, 14);
 
 /**
+ * @generated from message herald.v1.RecordEngagementRequest
+ */
+export type RecordEngagementRequest = Message<"herald.v1.RecordEngagementRequest"> & {
+  /**
+   * The reporting device's app and id, as the gateway authenticated them.
+   *
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: string device_id = 2;
+   */
+  deviceId: string;
+
+  /**
+   * @generated from field: string campaign_id = 3;
+   */
+  campaignId: string;
+
+  /**
+   * @generated from field: herald.v1.EngagementKind kind = 4;
+   */
+  kind: EngagementKind;
+};
+
+/**
+ * Describes the message herald.v1.RecordEngagementRequest.
+ * Use `create(RecordEngagementRequestSchema)` to create a new message.
+ */
+export const RecordEngagementRequestSchema: GenMessage<RecordEngagementRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 15);
+
+/**
+ * @generated from message herald.v1.RecordEngagementResponse
+ */
+export type RecordEngagementResponse = Message<"herald.v1.RecordEngagementResponse"> & {
+  /**
+   * False when the device had reported this kind for the campaign already.
+   *
+   * @generated from field: bool counted = 1;
+   */
+  counted: boolean;
+};
+
+/**
+ * Describes the message herald.v1.RecordEngagementResponse.
+ * Use `create(RecordEngagementResponseSchema)` to create a new message.
+ */
+export const RecordEngagementResponseSchema: GenMessage<RecordEngagementResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 16);
+
+/**
+ * @generated from enum herald.v1.EngagementKind
+ */
+export enum EngagementKind {
+  /**
+   * @generated from enum value: ENGAGEMENT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The device received the notification and showed it.
+   *
+   * @generated from enum value: ENGAGEMENT_KIND_RECEIVED = 1;
+   */
+  RECEIVED = 1,
+
+  /**
+   * The user clicked (tapped) it.
+   *
+   * @generated from enum value: ENGAGEMENT_KIND_CLICKED = 2;
+   */
+  CLICKED = 2,
+}
+
+/**
+ * Describes the enum herald.v1.EngagementKind.
+ */
+export const EngagementKindSchema: GenEnum<EngagementKind> = /*@__PURE__*/
+  enumDesc(file_herald_v1_campaign, 0);
+
+/**
  * @generated from enum herald.v1.CampaignStatus
  */
 export enum CampaignStatus {
@@ -614,7 +710,7 @@ export enum CampaignStatus {
  * Describes the enum herald.v1.CampaignStatus.
  */
 export const CampaignStatusSchema: GenEnum<CampaignStatus> = /*@__PURE__*/
-  enumDesc(file_herald_v1_campaign, 0);
+  enumDesc(file_herald_v1_campaign, 1);
 
 /**
  * @generated from enum herald.v1.Priority
@@ -640,7 +736,7 @@ export enum Priority {
  * Describes the enum herald.v1.Priority.
  */
 export const PrioritySchema: GenEnum<Priority> = /*@__PURE__*/
-  enumDesc(file_herald_v1_campaign, 1);
+  enumDesc(file_herald_v1_campaign, 2);
 
 /**
  * Campaigns: creation by the three send endpoints, scheduling, fan-out, outcomes, stats.
@@ -692,6 +788,18 @@ export const CampaignService: GenService<{
     methodKind: "unary";
     input: typeof CancelCampaignRequestSchema;
     output: typeof CancelCampaignResponseSchema;
+  },
+  /**
+   * What a device reports about a notification it was sent (the web SDK's service worker:
+   * shown, clicked). Counted once per (campaign, device, kind); a click also counts as
+   * received. NOT_FOUND when the campaign is not one of the app's or has not been sent.
+   *
+   * @generated from rpc herald.v1.CampaignService.RecordEngagement
+   */
+  recordEngagement: {
+    methodKind: "unary";
+    input: typeof RecordEngagementRequestSchema;
+    output: typeof RecordEngagementResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_herald_v1_campaign, 0);
