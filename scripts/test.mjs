@@ -30,8 +30,12 @@ if (biome.status !== 0) {
   process.exit(biome.status ?? 1);
 }
 
-// The services and tests, then the console (its own tsconfig: DOM and JSX).
-for (const project of ["tsconfig.json", "console/tsconfig.json"]) {
+// The services and tests, then the console (its own tsconfig: DOM and JSX), then the web
+// SDK: its page side (DOM), its service worker (WebWorker) and its unit tests.
+const projects = ["tsconfig.json", "console/tsconfig.json"].concat(
+  ["tsconfig.json", "tsconfig.sw.json", "tsconfig.test.json"].map((p) => `packages/web-sdk/${p}`),
+);
+for (const project of projects) {
   const tsc = spawnSync("npx", ["tsc", "-p", project, "--noEmit"], { stdio: "inherit" });
   if (tsc.status !== 0) {
     console.error(`npm test: type check of ${project} failed`);

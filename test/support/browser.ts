@@ -27,7 +27,9 @@ export interface Browser {
 }
 
 /** Chromium with a fresh profile, removed again on close. */
-export async function launchChromium(opts: { viewport?: { width: number; height: number } } = {}): Promise<Browser> {
+export async function launchChromium(
+  opts: { viewport?: { width: number; height: number }; locale?: string; timezoneId?: string } = {},
+): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium is missing at ${CHROMIUM}: install it with \`sudo apt-get install chromium\` (.ci/run does this)`,
@@ -39,6 +41,8 @@ export async function launchChromium(opts: { viewport?: { width: number; height:
     headless: true,
     args: ARGS,
     viewport: opts.viewport ?? { width: 1280, height: 900 },
+    ...(opts.locale ? { locale: opts.locale } : {}),
+    ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}),
   });
   return {
     context,
