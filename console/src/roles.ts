@@ -12,7 +12,7 @@ export function atLeast(role: Role | undefined, needed: Role): boolean {
   return role !== undefined && RANK[role] >= RANK[needed];
 }
 
-/** Apps, platform credentials and API keys. */
+/** Apps, platform credentials, Android channels and API keys. */
 export const canManageApps = (role: Role | undefined) => atLeast(role, "admin");
 /** Devices, segments, campaigns and sends. */
 export const canSend = (role: Role | undefined) => atLeast(role, "developer");

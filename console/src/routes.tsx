@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect } from "react";
 import { Loading } from "./components/feedback";
 import { Shell } from "./layout/shell";
+import { AndroidChannelsPage } from "./pages/android-channels-page";
 import { ApiKeysPage } from "./pages/api-keys-page";
 import { AppDetailPage } from "./pages/app-detail-page";
 import { AppsPage } from "./pages/apps-page";
@@ -24,6 +25,8 @@ function Page() {
   if (path === "/" || path === "/apps") return <AppsPage />;
   let params = match("/apps/:id", path);
   if (params) return <AppDetailPage id={params.id!} />;
+  params = match("/apps/:id/android-channels", path);
+  if (params) return <AndroidChannelsPage appId={params.id!} />;
   if (path === "/api-keys") return <ApiKeysPage />;
   if (path === "/devices") return <DevicesPage />;
   if (path === "/segments") return <SegmentsPage />;

@@ -145,6 +145,74 @@ describe("console", () => {
     expect(html).toContain(account.clientEmail);
   });
 
+  it("creates, lists, edits and deletes Android channels from the app's page", async () => {
+    await page.getByRole("link", { name: "Android channels", exact: true }).click();
+    await page.waitForURL(`${address.url}/console/apps/${appId}/android-channels`);
+    await expect.poll(() => page.getByRole("heading", { level: 2, name: "Android channels" }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByText("No Android channels for Console web app yet.").isVisible()).toBe(true);
+
+    await page.getByRole("button", { name: "New channel" }).click();
+    const form = page.getByRole("dialog", { name: "New Android channel for Console web app" });
+    await form.getByLabel("Channel ID").fill("news");
+    await form.getByLabel("Name").fill("Breaking news");
+    await form.getByLabel("Description").fill("Headlines as they happen.");
+    await choose("Importance", "High — sound and heads-up");
+    await form.getByLabel("Sound").fill("chime");
+    // Switches work from the keyboard.
+    const vibration = form.getByRole("switch", { name: "Vibration" });
+    await vibration.focus();
+    await page.keyboard.press("Space");
+    expect(await vibration.isChecked()).toBe(true);
+    await form.getByLabel("Vibration pattern (ms)").fill("0, 250, 250, 250");
+    await form.getByRole("switch", { name: "Lights" }).focus();
+    await page.keyboard.press("Space");
+    await form.getByLabel("Light color").fill("#ff6600");
+    await form.getByLabel("Group").fill("media");
+    expect(await form.getByRole("switch", { name: "Badge" }).isChecked()).toBe(true);
+    await shot("02a-android-channel-form");
+    await form.getByRole("button", { name: "Create channel" }).click();
+    const row = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "news", exact: true }) });
+    await expect.poll(() => row.isVisible()).toBe(true);
+    const cells = await row.getByRole("cell").allTextContents();
+    expect(cells.slice(0, 8)).toEqual([
+      "news",
+      "Breaking newsHeadlines as they happen.",
+      "High",
+      "chime",
+      "0, 250, 250, 250 ms",
+      "#ff6600",
+      "Yes",
+      "media",
+    ]);
+
+    // Editing: the id stays fixed, the note says what devices keep, and only the change is sent.
+    await row.getByRole("button", { name: "Edit channel Breaking news" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit channel Breaking news" });
+    expect(await edit.getByText("Android lets an app change only the name and description").isVisible()).toBe(true);
+    expect(await edit.getByLabel("Channel ID").isEditable()).toBe(false);
+    await edit.getByLabel("Name").fill("Breaking news daily");
+    const patch = page.waitForResponse((r) => r.request().method() === "PATCH");
+    await edit.getByRole("button", { name: "Save channel" }).click();
+    const patched = await patch;
+    expect(patched.request().postDataJSON()).toEqual({ name: "Breaking news daily" });
+    expect(patched.status(), await patched.text()).toBe(200);
+    await expect
+      .poll(() => row.getByRole("cell").nth(1).textContent())
+      .toBe("Breaking news dailyHeadlines as they happen.");
+    expect(await row.getByRole("cell").nth(5).textContent()).toBe("#ff6600");
+
+    await page.getByRole("button", { name: "New channel" }).click();
+    await page.getByLabel("Channel ID").fill("promo");
+    await page.getByLabel("Name").fill("Promotions");
+    await page.getByRole("button", { name: "Create channel" }).click();
+    await expect.poll(() => page.getByRole("cell", { name: "promo", exact: true }).isVisible()).toBe(true);
+    await shot("02b-android-channels");
+    await page.getByRole("button", { name: "Delete channel Promotions" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete channel" }).click();
+    await expect.poll(() => page.getByRole("cell", { name: "promo", exact: true }).count()).toBe(0);
+    expect(await page.getByText("1 of 100 channels").isVisible()).toBe(true);
+  });
+
   it("creates an API key and shows its secret exactly once", async () => {
     await openSection("API keys");
     await page.getByRole("button", { name: "New API key" }).click();
@@ -221,14 +289,19 @@ describe("console", () => {
     await page.getByLabel("Key 1").fill("marker");
     await page.getByLabel("Value 1").fill(marker);
     await choose("Priority", "High (may wake the device)");
+    await choose("Android channel", "Breaking news daily (news)");
     await shot("06-composer");
     await page.getByRole("button", { name: "Send now" }).click();
     await page.waitForURL(/\/console\/campaigns\/[0-9a-f-]{36}$/);
+    const campaignId = page.url().split("/").pop()!;
     await expect.poll(() => page.getByTestId("campaign-status").textContent(), { timeout: 60_000 }).toBe("completed");
     await expect.poll(() => page.getByTestId("stat-delivered").textContent()).toBe(String(DEVICES));
     const chart = page.getByTestId("delivery-chart");
     await expect.poll(() => chart.locator(".recharts-area").count()).toBeGreaterThan(0);
+    expect(await page.getByRole("row", { name: "Android channel news" }).isVisible()).toBe(true);
     await shot("07-campaign-completed");
+    const sent = await restClient(address.url, apiKey)("GET", `/v1/campaigns/${campaignId}`);
+    expect(sent.body.android_channel_id).toBe("news");
 
     const deliveries = (await sim.allDeliveries({ platform: "webpush" })).map((d) => JSON.parse(d.payload));
     const ours = deliveries.filter((p) => p.data?.marker === marker);
@@ -297,6 +370,11 @@ describe("console", () => {
     await expect.poll(() => page.getByRole("heading", { level: 2, name: "Campaigns" }).isVisible()).toBe(true);
     await expect.poll(navRight).toBeLessThanOrEqual(0);
     await shot("11-phone-campaigns");
+    await page.goto(`${address.url}/console/apps/${appId}/android-channels`);
+    await expect.poll(() => page.getByRole("cell", { name: "news", exact: true }).isVisible()).toBe(true);
+    // The table scrolls inside its container; the page itself does not scroll sideways.
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await shot("12-phone-android-channels");
     await page.getByRole("button", { name: /^Account/ }).click();
     await page.getByRole("menuitem", { name: "Sign out" }).click();
     await expect.poll(() => page.getByText("You are signed out.").isVisible()).toBe(true);

@@ -108,6 +108,29 @@ export interface Segment {
   updated_at: string;
 }
 
+/** Android's NotificationManager importance levels, as the API names them. */
+export type ChannelImportance = "min" | "low" | "default" | "high" | "max";
+/** What POST and PATCH /v1/apps/{app_id}/android-channels take besides the id. */
+export interface AndroidChannelSettings {
+  name: string;
+  description: string;
+  importance: ChannelImportance;
+  /** A res/raw sound of the app or "default"; null: the system default. */
+  sound: string | null;
+  /** On or off, or a pattern in milliseconds (off, on, off, …), which means on. */
+  vibration: boolean | number[];
+  /** On or off, or the color as #RRGGBB, which means on. */
+  lights: boolean | string;
+  badge: boolean;
+  group: string | null;
+}
+export interface AndroidChannel extends AndroidChannelSettings {
+  id: string;
+  app_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export type CampaignStatus = "scheduled" | "queued" | "sending" | "completed" | "cancelled" | "failed";
 export interface CampaignStats {
   campaign_id: string;
@@ -116,6 +139,9 @@ export interface CampaignStats {
   failed: number;
   bounced: number;
   throttled: number;
+  /** Devices whose client library reported the notification shown / clicked. */
+  received: number;
+  clicked: number;
 }
 export interface Campaign {
   id: string;
@@ -141,6 +167,8 @@ export interface Campaign {
   image_url: string | null;
   failure_reason: string | null;
   stats: CampaignStats;
+  /** Set only when the send named a channel. */
+  android_channel_id?: string;
 }
 
 export interface Member {

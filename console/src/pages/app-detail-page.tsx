@@ -1,4 +1,4 @@
-import { Anchor, Badge, Breadcrumbs, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Breadcrumbs, Button, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useEffect } from "react";
 import type { App, PlatformConfigs } from "../api/types";
 import { useApi } from "../api/use-api";
@@ -86,6 +86,21 @@ export function AppDetailPage({ id }: { id: string }) {
           {manage && <VapidForm app={app.data} current={c?.web ?? null} onSaved={configs.reload} />}
         </CredentialCard>
       </SimpleGrid>
+      <Card withBorder padding="md" component="section" aria-label="Android notification channels">
+        <Group justify="space-between" gap="sm">
+          <Stack gap={4} maw={640}>
+            <Title order={3} size="h4">
+              Android notification channels
+            </Title>
+            <Text size="sm">
+              The channels Android devices of this app create when they sync; a campaign can name one.
+            </Text>
+          </Stack>
+          <Button component="a" variant="default" {...linkProps(`/apps/${app.data.id}/android-channels`)}>
+            Android channels
+          </Button>
+        </Group>
+      </Card>
       {canSend(me.role) && <TestPushForm app={app.data} />}
     </Stack>
   );

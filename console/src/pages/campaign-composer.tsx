@@ -14,15 +14,21 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api, errorMessage, query } from "../api/client";
-import type { Campaign, Page, Segment } from "../api/types";
+import type { AndroidChannel, Campaign, Page, Segment } from "../api/types";
 import { useApi } from "../api/use-api";
 import { NoApp } from "../components/no-app";
 import { useRequiredApp } from "../layout/app-picker";
 import { linkProps, navigate } from "../routing";
 import { LOCAL_TIME_ZONE, TIME_ZONES } from "../timezones";
-import { ContentsEditor, DataEditor, type DataPair, type LanguageContent } from "./composer-fields";
+import {
+  AndroidChannelSelect,
+  ContentsEditor,
+  DataEditor,
+  type DataPair,
+  type LanguageContent,
+} from "./composer-fields";
 import { localInputIn, scheduledAtUtc } from "./schedule";
 
 type Audience = "all" | "users" | "segment";
@@ -36,6 +42,7 @@ export default function CampaignComposer() {
   const [imageUrl, setImageUrl] = useState("");
   const [ttl, setTtl] = useState<number | string>("");
   const [priority, setPriority] = useState<"normal" | "high">("normal");
+  const [channelId, setChannelId] = useState<string | null>(null);
   const [audience, setAudience] = useState<Audience>("all");
   const [externalIds, setExternalIds] = useState("");
   const [segmentId, setSegmentId] = useState<string | null>(null);
@@ -47,6 +54,10 @@ export default function CampaignComposer() {
   const segments = useApi<Page<Segment>>(
     app && audience === "segment" ? `/v1/segments${query({ app_id: app.id, per_page: 200 })}` : null,
   );
+  // One page always: an app has at most 100 channels.
+  const channels = useApi<Page<AndroidChannel>>(app ? `/v1/apps/${app.id}/android-channels` : null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a channel of another app is not this app's
+  useEffect(() => setChannelId(null), [app?.id]);
 
   if (noApps) return <NoApp />;
   if (!app) return null;
@@ -82,6 +93,7 @@ export default function CampaignComposer() {
       ...(imageUrl.trim() ? { image_url: imageUrl.trim() } : {}),
       ...(ttl !== "" ? { ttl: Number(ttl) } : {}),
       priority,
+      ...(channelId ? { android_channel_id: channelId } : {}),
       ...(when === "later" ? { scheduled_at: scheduledAtUtc(at, zone) } : {}),
       ...(audience === "users" ? { external_ids: ids() } : {}),
       ...(audience === "segment" ? { segment_id: segmentId } : {}),
@@ -154,6 +166,13 @@ export default function CampaignComposer() {
                 allowDeselect={false}
               />
             </SimpleGrid>
+            <AndroidChannelSelect
+              appId={app.id}
+              channels={channels.data?.data}
+              error={channels.error}
+              value={channelId}
+              onChange={setChannelId}
+            />
             <Text fw={500} size="sm">
               Custom data
             </Text>

@@ -58,13 +58,15 @@ export default function CampaignDetailPage({ id }: { id: string }) {
         )}
       </Group>
       {c.failure_reason && <ErrorAlert error={new Error(c.failure_reason)} title="The campaign failed" />}
-      <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} aria-live="polite">
+      <SimpleGrid cols={{ base: 2, sm: 4, lg: 8 }} aria-live="polite">
         <Stat label="Audience" value={c.audience_size} />
         <Stat label="Sent" value={s.sent} />
         <Stat label="Delivered" value={s.delivered} />
         <Stat label="Failed" value={s.failed} />
         <Stat label="Bounced" value={s.bounced} />
         <Stat label="Throttled" value={s.throttled} />
+        <Stat label="Received" value={s.received} />
+        <Stat label="Clicked" value={s.clicked} />
       </SimpleGrid>
       <CampaignProgress campaign={c} />
       <Card withBorder component="section" aria-label="Delivery over time">
@@ -101,6 +103,7 @@ export default function CampaignDetailPage({ id }: { id: string }) {
             <Row label="Completed">{formatTime(c.completed_at)}</Row>
             <Row label="Priority">{c.priority}</Row>
             <Row label="Time to live">{c.ttl ? `${c.ttl} s` : "providers' default"}</Row>
+            {c.android_channel_id && <Row label="Android channel">{c.android_channel_id}</Row>}
             {c.image_url && <Row label="Image">{c.image_url}</Row>}
             {c.data && <Row label="Data">{JSON.stringify(c.data)}</Row>}
             {Object.entries(c.contents).map(([lang, text]) => (

@@ -1,4 +1,7 @@
-import { ActionIcon, Button, Fieldset, Group, Select, Stack, Text, TextInput, Textarea } from "@mantine/core";
+import { ActionIcon, Anchor, Button, Fieldset, Group, Select, Stack, Text, TextInput, Textarea } from "@mantine/core";
+import type { AndroidChannel } from "../api/types";
+import { ErrorAlert } from "../components/feedback";
+import { linkProps } from "../routing";
 
 export interface LanguageContent {
   language: string;
@@ -115,6 +118,51 @@ export function DataEditor(props: { value: DataPair[]; onChange: (v: DataPair[])
           Add data
         </Button>
       </Group>
+    </Stack>
+  );
+}
+
+interface AndroidChannelSelectProps {
+  appId: string;
+  /** The app's channels; undefined while they load. */
+  channels: AndroidChannel[] | undefined;
+  error: unknown;
+  value: string | null;
+  onChange: (id: string | null) => void;
+}
+
+/** The optional Android channel of a send; none: the app's default channel. */
+export function AndroidChannelSelect(props: AndroidChannelSelectProps) {
+  const none = props.channels?.length === 0;
+  return (
+    <Stack gap="xs">
+      <Select
+        label="Android channel"
+        description={
+          none ? (
+            <>
+              The app has no channels yet: create them under{" "}
+              <Anchor size="xs" {...linkProps(`/apps/${props.appId}/android-channels`)}>
+                Android channels
+              </Anchor>
+              .
+            </>
+          ) : (
+            "Android 8 and later show the notification in this channel; other platforms ignore it."
+          )
+        }
+        // An explicit "none" stays reachable from the keyboard, unlike Mantine's clear button.
+        data={[
+          { value: "", label: "None: the app's default channel" },
+          ...(props.channels ?? []).map((c) => ({ value: c.id, label: `${c.name} (${c.id})` })),
+        ]}
+        value={props.value ?? ""}
+        onChange={(id) => props.onChange(id || null)}
+        allowDeselect={false}
+        disabled={none}
+        searchable={(props.channels?.length ?? 0) > 8}
+      />
+      <ErrorAlert error={props.error} title="Could not load the Android channels" />
     </Stack>
   );
 }
