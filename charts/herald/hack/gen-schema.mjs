@@ -124,11 +124,6 @@ const definitions = {
     }),
   },
   egressRule: obj({ to: ref("peers"), ports: ref("netpolPorts") }),
-  secretRef: obj({
-    value: str(),
-    existingSecret: str({ description: "Name of an existing Secret holding the value (instead of value)." }),
-    existingSecretKey: str({ minLength: 1 }),
-  }),
   infraImage: obj({
     repository: str({ minLength: 1 }),
     tag: str({ minLength: 1 }),
@@ -312,7 +307,34 @@ const schema = {
       existingSecretKey: str({ minLength: 1 }),
       keyPrefix: str({ description: "REDIS_KEY_PREFIX" }),
     }),
-    masterKey: ref("secretRef"),
+    masterKey: obj({
+      value: str(),
+      existingSecret: str({ description: "Name of an existing Secret holding the value (instead of value)." }),
+      existingSecretKey: str({ minLength: 1 }),
+      version: int(
+        1,
+        32767,
+        "HERALD_MASTER_KEY_VERSION: the version of the active key; a new key needs a new version.",
+      ),
+      previous: obj({
+        keys: {
+          type: "array",
+          description:
+            "HERALD_MASTER_KEYS_PREVIOUS: keys that decrypt but never encrypt (retired ones; the next one while it is staged).",
+          items: obj(
+            {
+              version: int(1, 32767),
+              value: str({ pattern: "^[A-Za-z0-9+/]{43}=$", description: "32 random bytes, base64." }),
+            },
+            { required: ["version", "value"] },
+          ),
+        },
+        existingSecret: str({
+          description: 'Name of an existing Secret whose key holds "<version>:<base64 key>,…" (instead of keys).',
+        }),
+        existingSecretKey: str({ minLength: 1 }),
+      }),
+    }),
     bootstrapApiKey: obj({
       enabled: bool,
       value: str({ pattern: "^(|hk_live_[A-Za-z0-9]{32,256})$" }),

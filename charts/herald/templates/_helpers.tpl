@@ -442,9 +442,12 @@ the console): components.gateway.config.publicUrl when set, else the first ingre
 {{- end -}}
 {{- end -}}
 
-{{/* Secrets of the credential service. .which is masterKey, bootstrapApiKey or bootstrapAdmin. */}}
+{{/*
+Secrets of the credential service. .which is masterKey, bootstrapApiKey or bootstrapAdmin;
+or .cfg gives the values block itself (masterKey.previous).
+*/}}
 {{- define "herald.keySecretRef" -}}
-{{- $cfg := get .root.Values .which -}}
+{{- $cfg := .cfg | default (get .root.Values (.which | default "")) -}}
 {{- if $cfg.existingSecret -}}
 name: {{ $cfg.existingSecret }}
 key: {{ $cfg.existingSecretKey | default .envName }}
@@ -485,6 +488,9 @@ env. PORT/ADMIN_PORT and the secrets are set in the container itself.
 {{- if eq $c.key "gateway" -}}
 {{- $_ := set $data "HERALD_PUBLIC_URL" (include "herald.publicUrl" $root) -}}
 {{- $_ := set $data "HERALD_TRUST_PROXY" (ternary "true" "false" (eq (toString $root.Values.ingress.enabled) "true")) -}}
+{{- end -}}
+{{- if eq $c.key "credential" -}}
+{{- $_ := set $data "HERALD_MASTER_KEY_VERSION" (toString (int64 ($root.Values.masterKey.version | default 1))) -}}
 {{- end -}}
 {{- if and (eq $c.key "credential") $root.Values.bootstrapAdmin.enabled -}}
 {{- $_ := set $data "HERALD_BOOTSTRAP_ADMIN_EMAIL" (toString $root.Values.bootstrapAdmin.email) -}}

@@ -1,6 +1,7 @@
-import { streamNames } from "@herald/runtime";
+import { readEnv, streamNames } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROLE_NAMES, type RoleName } from "../../../packages/cli/src/roles.js";
+import { configSpec as credentialConfigSpec, sealedBoxOf } from "../../../services/credential/src/config.js";
 import {
   ENV_SPECS,
   EXTRA_ENV,
@@ -1066,6 +1067,48 @@ describe("generated secrets", () => {
     const data = byName(objs, "Secret", "herald-keys")!.data as Record<string, string>;
     expect(Buffer.from(data.HERALD_MASTER_KEY!, "base64").toString()).toBe(masterKey);
     expect(Buffer.from(data.HERALD_BOOTSTRAP_API_KEY!, "base64").toString()).toBe(bootstrap);
+  });
+
+  it("a master-key rotation: the active key's version in the ConfigMap, retired keys in the Secret as the process parses them", async () => {
+    const [k1, k2, k3] = [1, 2, 3].map((n) => Buffer.alloc(32, n).toString("base64"));
+    const objs = await render({
+      values: {
+        masterKey: {
+          value: k3,
+          version: 3,
+          previous: {
+            keys: [
+              { version: 1, value: k1 },
+              { version: 2, value: k2 },
+            ],
+          },
+        },
+      },
+    });
+    const credential = heraldDeployments(objs).find((d) => roleOf(d) === "credential")!;
+    const env = containerEnv(objs, mainContainer(credential));
+    expect(env.get("HERALD_MASTER_KEY_VERSION")).toMatchObject({ from: "configMap", value: "3" });
+    expect(env.get("HERALD_MASTER_KEYS_PREVIOUS")).toMatchObject({ from: "secret", name: "herald-keys" });
+    expect(envValue(env, "HERALD_MASTER_KEYS_PREVIOUS")).toBe(`1:${k1},2:${k2}`);
+    const config = readEnv(credentialConfigSpec, Object.fromEntries([...env.keys()].map((k) => [k, envValue(env, k)])));
+    expect(config.masterKeyVersion).toBe(3);
+    expect(config.previousMasterKeys.map((k) => k.version)).toEqual([1, 2]);
+    expect(sealedBoxOf(config).versions).toEqual([3, 1, 2]);
+    // Only the credential service gets master keys.
+    for (const d of heraldDeployments(objs).filter((x) => roleOf(x) !== "credential")) {
+      const other = containerEnv(objs, mainContainer(d));
+      expect(
+        [...other.keys()].filter((k) => k.startsWith("HERALD_MASTER_KEY")),
+        roleOf(d),
+      ).toEqual([]);
+    }
+    // Without retired keys nothing is set, and the version defaults to 1.
+    const plain = containerEnv(
+      objectsOf("defaults"),
+      mainContainer(heraldDeployments(objectsOf("defaults")).find((d) => roleOf(d) === "credential")!),
+    );
+    expect(plain.has("HERALD_MASTER_KEYS_PREVIOUS")).toBe(false);
+    expect(envValue(plain, "HERALD_MASTER_KEY_VERSION")).toBe("1");
   });
 
   it("nothing is generated for secrets kept in the user's Secrets, nor a bootstrap key when it is off", async () => {

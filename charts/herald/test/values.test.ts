@@ -123,6 +123,23 @@ describe("values.schema.json", () => {
       { bootstrapApiKey: { value: "hk_test_short" } },
     ],
     [
+      "a retired master key that is not 32 bytes, base64",
+      {
+        set: [
+          "masterKey.previous.keys[0].version=2",
+          `masterKey.previous.keys[0].value=${Buffer.alloc(16).toString("base64")}`,
+        ],
+      },
+      "masterKey.previous.keys.0.value",
+      { masterKey: { previous: { keys: [{ version: 2, value: Buffer.alloc(16).toString("base64") }] } } },
+    ],
+    [
+      "a master key version out of the smallint range",
+      { set: ["masterKey.version=40000"] },
+      "masterKey.version",
+      { masterKey: { version: 40000 } },
+    ],
+    [
       "KEDA on a component that is not a sender",
       { set: ["components.campaign.autoscaling.keda.enabled=true"] },
       "components.campaign.autoscaling: Additional property keda",
@@ -156,6 +173,7 @@ describe("values.schema.json", () => {
 });
 
 describe("the chart's own checks of contradictory values", () => {
+  const [KEY_A, KEY_B] = [1, 2].map((n) => Buffer.alloc(32, n).toString("base64"));
   const REFUSED: [string, RenderOptions, RegExp][] = [
     [
       "a sender's grace period not longer than its drain + 5 s",
@@ -176,6 +194,54 @@ describe("the chart's own checks of contradictory values", () => {
       "a master key that is not 32 bytes",
       { set: [`masterKey.value=${Buffer.alloc(16).toString("base64")}`] },
       /masterKey\.value must be 32 random bytes/,
+    ],
+    [
+      "a retired master key under the active version",
+      {
+        set: [
+          "masterKey.version=2",
+          "masterKey.previous.keys[0].version=2",
+          `masterKey.previous.keys[0].value=${KEY_A}`,
+        ],
+      },
+      /masterKey\.previous\.keys\[0\]\.version is 2, the active masterKey\.version/,
+    ],
+    [
+      "a retired master key version listed twice",
+      {
+        set: [
+          "masterKey.version=3",
+          "masterKey.previous.keys[0].version=1",
+          `masterKey.previous.keys[0].value=${KEY_A}`,
+          "masterKey.previous.keys[1].version=1",
+          `masterKey.previous.keys[1].value=${KEY_B}`,
+        ],
+      },
+      /masterKey\.previous\.keys: version 1 is listed twice/,
+    ],
+    [
+      "the active master key also listed as retired",
+      {
+        set: [
+          `masterKey.value=${KEY_A}`,
+          "masterKey.version=2",
+          "masterKey.previous.keys[0].version=1",
+          `masterKey.previous.keys[0].value=${KEY_A}`,
+        ],
+      },
+      /masterKey\.previous\.keys\[0\] is the active masterKey\.value/,
+    ],
+    [
+      "retired master keys both as values and from a Secret",
+      {
+        values: {
+          masterKey: {
+            version: 2,
+            previous: { keys: [{ version: 1, value: Buffer.alloc(32, 1).toString("base64") }], existingSecret: "mine" },
+          },
+        },
+      },
+      /set masterKey\.previous\.keys or masterKey\.previous\.existingSecret, not both/,
     ],
     [
       "an HPA whose maximum is below its minimum",

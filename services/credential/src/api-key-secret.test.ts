@@ -1,6 +1,12 @@
-import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
-import { displayPrefix, generateSecret, hashSecret, isWellFormedSecret } from "./api-key-secret.js";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { describe, expect, it, vi } from "vitest";
+import { displayPrefix, generateSecret, hashSecret, isWellFormedSecret, secretMatches } from "./api-key-secret.js";
+
+// The real timingSafeEqual, watched: the test below checks that digests go through it.
+vi.mock("node:crypto", async (importOriginal) => {
+  const crypto = await importOriginal<typeof import("node:crypto")>();
+  return { ...crypto, timingSafeEqual: vi.fn(crypto.timingSafeEqual) };
+});
 
 describe("API key secrets", () => {
   it("generates hk_live_ and 40 base62 characters", () => {
@@ -55,5 +61,23 @@ describe("API key secrets", () => {
     expect(hashSecret(secret)).toHaveLength(32);
     expect(displayPrefix(secret)).toBe(secret.slice(0, 12));
     expect(displayPrefix(secret)).toMatch(/^hk_live_[A-Za-z0-9]{4}$/);
+  });
+
+  it("confirms a stored hash with timingSafeEqual on two 32-byte digests, never a plain comparison", () => {
+    const spy = vi.mocked(timingSafeEqual);
+    spy.mockClear();
+    const secret = generateSecret();
+    const other = generateSecret();
+    expect(secretMatches(secret, hashSecret(secret))).toBe(true);
+    expect(secretMatches(other, hashSecret(secret))).toBe(false);
+    expect(spy).toHaveBeenCalledTimes(2);
+    for (const [a, b] of spy.mock.calls) {
+      expect(Buffer.isBuffer(a) && Buffer.isBuffer(b)).toBe(true);
+      expect((a as Buffer).length).toBe(32);
+      expect((b as Buffer).length).toBe(32);
+    }
+    // A stored value of another length is no match and is not compared (timingSafeEqual would throw).
+    expect(secretMatches(secret, hashSecret(secret).subarray(0, 16))).toBe(false);
+    expect(spy).toHaveBeenCalledTimes(2);
   });
 });

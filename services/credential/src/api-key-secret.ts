@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 const BASE62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 /** The largest multiple of 62 that fits a byte: bytes at or above it are discarded so
@@ -42,6 +42,17 @@ export function isWellFormedSecret(secret: string): boolean {
  */
 export function hashSecret(secret: string): Buffer {
   return createHash("sha256").update(secret, "utf8").digest();
+}
+
+/**
+ * Whether a presented secret is the one a stored hash was made from. Keys are found by
+ * their hash (an index lookup on a digest the caller cannot steer byte by byte), and the
+ * row found is confirmed here with a constant-time comparison of the two equal-length
+ * digests, so no comparison of secret-derived bytes ever stops at the first difference.
+ */
+export function secretMatches(secret: string, storedHash: Buffer): boolean {
+  const digest = hashSecret(secret);
+  return storedHash.length === digest.length && timingSafeEqual(digest, storedHash);
 }
 
 /** "hk_live_" or "hk_pub_" and the next 4 characters. */

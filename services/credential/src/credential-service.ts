@@ -22,7 +22,7 @@ import {
   unauthenticated,
   type Logger,
 } from "@herald/runtime";
-import { displayPrefix, generateSecret, hashSecret, isWellFormedSecret } from "./api-key-secret.js";
+import { displayPrefix, generateSecret, hashSecret, isWellFormedSecret, secretMatches } from "./api-key-secret.js";
 import { appDeletedEvent } from "./outbox-publisher.js";
 import {
   fingerprint,
@@ -60,7 +60,7 @@ export interface CredentialServiceDeps {
 const INVALID_KEY = "invalid API key";
 
 /** Binds sealed private material to its row: a blob moved to another app or platform fails to open. */
-const sealContext = (appId: string, platform: string) => `${appId}:${platform}`;
+export const platformConfigSealContext = (appId: string, platform: string) => `${appId}:${platform}`;
 
 export class CredentialServiceImpl implements ServiceImpl<typeof CredentialService> {
   constructor(private readonly deps: CredentialServiceDeps) {}
@@ -68,7 +68,7 @@ export class CredentialServiceImpl implements ServiceImpl<typeof CredentialServi
   async verifyApiKey(req: VerifyApiKeyRequest) {
     if (!isWellFormedSecret(req.secret)) throw unauthenticated(INVALID_KEY);
     const key = await this.deps.store.findActiveApiKey(hashSecret(req.secret));
-    if (!key) throw unauthenticated(INVALID_KEY);
+    if (!key || !secretMatches(req.secret, key.secretHash)) throw unauthenticated(INVALID_KEY);
     return {
       principal: {
         orgId: key.orgId,
@@ -187,7 +187,7 @@ export class CredentialServiceImpl implements ServiceImpl<typeof CredentialServi
       appId: app.id,
       platform: validated.platform,
       publicData: validated.publicData,
-      sealed: box.seal(validated.privateMaterial, sealContext(app.id, validated.platform)),
+      sealed: box.seal(validated.privateMaterial, platformConfigSealContext(app.id, validated.platform)),
       keyVersion: box.keyVersion,
       fingerprint: fingerprint(validated.privateMaterial),
     });
@@ -201,7 +201,11 @@ export class CredentialServiceImpl implements ServiceImpl<typeof CredentialServi
     const platform = check.platformName(req.platform);
     const config = check.isUuid(req.appId) ? await this.deps.store.getPlatformConfig(req.appId, platform) : undefined;
     if (!config) throw notFound(`${appLabel(req.appId)} has no ${platform} platform config`);
-    const material = this.deps.sealedBox.open(config.sealed, sealContext(config.appId, platform), config.keyVersion);
+    const material = this.deps.sealedBox.open(
+      config.sealed,
+      platformConfigSealContext(config.appId, platform),
+      config.keyVersion,
+    );
     return toSendCredentials(config, material);
   }
 

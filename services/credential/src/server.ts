@@ -20,7 +20,7 @@ import {
   type Pool,
 } from "@herald/runtime";
 import { bootstrap, bootstrapAdmin } from "./bootstrap.js";
-import { checkBootstrapAdmin, checkBootstrapKey, configSpec, type Config } from "./config.js";
+import { checkBootstrapAdmin, checkBootstrapKey, configSpec, sealedBoxOf, type Config } from "./config.js";
 import { CredentialServiceImpl } from "./credential-service.js";
 import { IdentityCleanup } from "./identity-cleanup.js";
 import { IdentityServiceImpl } from "./identity-service.js";
@@ -29,7 +29,8 @@ import { InvitationStore } from "./invitations.js";
 import { OAuthClientStore } from "./oauth-clients.js";
 import { OAuthModelStore } from "./oauth-models.js";
 import { OutboxPublisher } from "./outbox-publisher.js";
-import { SealedBox } from "./sealed-box.js";
+import { ReencryptionJob, SEALED_TABLES } from "./reencryption-job.js";
+import type { SealedBox } from "./sealed-box.js";
 import { SigningKeyStore } from "./signing-keys.js";
 import { PostgresCredentialStore } from "./store.js";
 
@@ -41,12 +42,16 @@ export interface CredentialApp {
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
 const IDENTITY_CLEANUP_INTERVAL_MS = 5 * 60_000;
+/** Re-encryption after a master-key rotation: a pass at start, then every minute, 100 rows per transaction. */
+const REENCRYPTION = { intervalMs: 60_000, batchSize: 100 };
 
 /** Wires the credential service. Production, dev mode and tests all start it here. */
 export async function start(config: Config, deps: { log: Logger }): Promise<CredentialApp> {
   const { log } = deps;
   checkBootstrapKey(config);
   checkBootstrapAdmin(config);
+  const sealedBox = sealedBoxOf(config);
+  log.info({ activeVersion: sealedBox.keyVersion, versions: sealedBox.versions }, "master keys configured");
   const signingKeyPolicy = {
     rotationDays: config.signingKeyRotationDays ?? configSpec.signingKeyRotationDays.default!,
     retentionHours: config.signingKeyRetentionHours ?? configSpec.signingKeyRetentionHours.default!,
@@ -54,7 +59,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
   // Closers of what is up so far, run in reverse if a later step fails.
   const opened: (() => Promise<void>)[] = [];
   try {
-    const pool = createPool({ url: config.databaseUrl, schema: config.schema });
+    const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
     opened.push(() => pool.end());
     await migrate(pool, config.schema, MIGRATIONS, log);
     const store = new PostgresCredentialStore(pool);
@@ -73,7 +78,9 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     publisher.start();
     opened.push(() => publisher.stop());
 
-    const sealedBox = new SealedBox(config.masterKey);
+    const reencryption = new ReencryptionJob(pool, sealedBox, REENCRYPTION, log);
+    reencryption.start();
+    opened.push(() => reencryption.stop());
     const cleanup = new IdentityCleanup(
       pool,
       { intervalMs: IDENTITY_CLEANUP_INTERVAL_MS, signingKeyRetentionHours: signingKeyPolicy.retentionHours },
@@ -107,7 +114,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     opened.push(() => rpc.close());
     const admin = await startAdminServer({
       port: config.adminPort,
-      registry: credentialRegistry(pool),
+      registry: credentialRegistry(pool, sealedBox, reencryption),
       ready: allReady(postgresReady(pool), natsReady(nc)),
     });
 
@@ -116,6 +123,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
       adminPort: admin.port,
       close: async () => {
         await publisher.stop();
+        await reencryption.stop();
         await cleanup.stop();
         await rpc.close();
         await admin.close();
@@ -131,9 +139,10 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
 
 /**
  * Default process metrics plus the outbox: events written but not yet in JetStream, and
- * the age of the oldest (a growing age means the publisher is stuck).
+ * the age of the oldest (a growing age means the publisher is stuck); and the sealed rows
+ * per master-key version, which shows a rotation's progress.
  */
-function credentialRegistry(pool: Pool) {
+function credentialRegistry(pool: Pool, sealedBox: SealedBox, reencryption: ReencryptionJob) {
   const registry = createMetricsRegistry("credential");
   let last: Promise<{ n: number; age: number }> | undefined;
   // Both gauges read one query per scrape.
@@ -160,6 +169,32 @@ function credentialRegistry(pool: Pool) {
     registers: [registry],
     async collect() {
       this.set((await read()).age);
+    },
+  });
+  new Gauge({
+    name: "herald_credential_sealed_rows",
+    help: "Rows holding sealed private material, by table and master-key version (0 for a configured version no row uses)",
+    labelNames: ["table", "key_version"],
+    registers: [registry],
+    async collect() {
+      const { rows } = await pool.query<{ tbl: string; version: number; n: string }>(
+        `SELECT 'platform_configs' AS tbl, key_version AS version, count(*) AS n FROM platform_configs GROUP BY 2
+         UNION ALL SELECT 'signing_keys', key_version, count(*) FROM signing_keys GROUP BY 2`,
+      );
+      this.reset();
+      for (const { name } of SEALED_TABLES) {
+        for (const version of sealedBox.versions) this.set({ table: name, key_version: String(version) }, 0);
+      }
+      for (const r of rows) this.set({ table: r.tbl, key_version: String(r.version) }, Number(r.n));
+    },
+  });
+  new Gauge({
+    name: "herald_credential_unreadable_sealed_rows",
+    help: "Sealed rows of an older or unknown master-key version that no configured key opened in the last re-encryption pass",
+    labelNames: ["table"],
+    registers: [registry],
+    collect() {
+      for (const [table, n] of Object.entries(reencryption.unreadableRows())) this.set({ table }, n);
     },
   });
   return registry;

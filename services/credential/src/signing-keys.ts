@@ -43,7 +43,7 @@ export function generateSigningKey(): { kid: string; privateJwk: string } {
 }
 
 /** Binds a sealed key to its kid: a blob copied to another row fails to open. */
-const sealContext = (kid: string) => `signing-key:${kid}`;
+export const signingKeySealContext = (kid: string) => `signing-key:${kid}`;
 
 /**
  * The token signing keys in PostgreSQL, sealed with the master key. `keys()` is cheap
@@ -78,7 +78,7 @@ export class SigningKeyStore {
       else {
         this.log.warn(
           { kid: active.kid, keyVersion: active.keyVersion },
-          "signing key cannot be decrypted with the current master key; retired and replaced",
+          "signing key cannot be decrypted with any configured master key; retired and replaced",
         );
       }
       await client.query("UPDATE signing_keys SET retired_at = now() WHERE kid = $1", [active.kid]);
@@ -86,7 +86,7 @@ export class SigningKeyStore {
     const key = generateSigningKey();
     await client.query("INSERT INTO signing_keys (kid, sealed, key_version) VALUES ($1, $2, $3)", [
       key.kid,
-      this.sealedBox.seal(key.privateJwk, sealContext(key.kid)),
+      this.sealedBox.seal(key.privateJwk, signingKeySealContext(key.kid)),
       this.sealedBox.keyVersion,
     ]);
     this.log.info({ kid: key.kid }, "signing key created");
@@ -105,17 +105,17 @@ export class SigningKeyStore {
     return rows;
   }
 
-  /** The private JWK, or undefined when the current master key cannot open it. */
+  /** The private JWK, or undefined when no configured master key opens it. */
   private open(row: KeyRow): string | undefined {
     try {
-      return this.sealedBox.open(row.sealed, sealContext(row.kid), row.keyVersion);
+      return this.sealedBox.open(row.sealed, signingKeySealContext(row.kid), row.keyVersion);
     } catch (err) {
       if (err instanceof SealedBoxError) return undefined;
       throw err;
     }
   }
 
-  /** Retired keys the master key cannot open are useless for verifying and are left out. */
+  /** Retired keys no configured master key opens are useless for verifying and are left out. */
   private usable(rows: KeyRow[]): SigningKey[] {
     return rows.flatMap((row) => {
       const privateJwk = this.open(row);

@@ -76,7 +76,8 @@ export interface CredentialStore {
 
   /** undefined when the app was deleted meanwhile. */
   createApiKey(key: NewApiKey): Promise<ApiKeyRecord | undefined>;
-  findActiveApiKey(secretHash: Buffer): Promise<ApiKeyRecord | undefined>;
+  /** The key with this secret hash, with the stored hash (verifyApiKey re-checks it in constant time). */
+  findActiveApiKey(secretHash: Buffer): Promise<(ApiKeyRecord & { secretHash: Buffer }) | undefined>;
   listApiKeys(appId: string, page: PageQuery): Promise<{ keys: ApiKeyRecord[]; total: number }>;
   revokeApiKey(appId: string, keyId: string): Promise<boolean>;
 
@@ -190,9 +191,9 @@ export class PostgresCredentialStore implements CredentialStore {
     }
   }
 
-  async findActiveApiKey(secretHash: Buffer): Promise<ApiKeyRecord | undefined> {
-    const { rows } = await this.pool.query<ApiKeyRecord>(
-      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL`,
+  async findActiveApiKey(secretHash: Buffer): Promise<(ApiKeyRecord & { secretHash: Buffer }) | undefined> {
+    const { rows } = await this.pool.query<ApiKeyRecord & { secretHash: Buffer }>(
+      `SELECT ${KEY_COLUMNS}, secret_hash AS "secretHash" FROM api_keys WHERE secret_hash = $1 AND revoked_at IS NULL`,
       [secretHash],
     );
     return rows[0];

@@ -110,7 +110,7 @@ describe("signing keys", () => {
       [keys[0]!.kid, false],
     ]);
     const logs = replaced.logs.text();
-    expect(logs).toContain("cannot be decrypted with the current master key");
+    expect(logs).toContain("cannot be decrypted with any configured master key");
     expect(logs).toContain(old!.kid);
     expect(logs).not.toContain(JSON.parse(old!.privateJwk).d);
     // Asking again changes nothing.
