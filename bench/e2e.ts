@@ -27,7 +27,7 @@ const LARGE_ROUNDS = option("large-rounds", 1);
 const TRACING_DEVICES = option("tracing-devices", QUICK ? 5_000 : 50_000);
 const PARTS = text("parts", "platforms,scale,replicas,tracing").split(",");
 const ONLY = text("only", "");
-const ROLES = [
+export const ROLES = [
   "credential",
   "device-registry",
   "campaign",
@@ -45,7 +45,7 @@ export interface E2eContext {
   otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
 }
 
-type Mix = "ios" | "android" | "web" | "mixed";
+export type Mix = "ios" | "android" | "web" | "mixed";
 
 interface Variant {
   part: string;
@@ -75,7 +75,7 @@ interface Run {
   spanBytes: number;
 }
 
-interface Sink {
+export interface Sink {
   port: number;
   tokenPort: number;
   admin: string;
@@ -141,7 +141,7 @@ function variants(): Variant[] {
   return all.filter((v) => v.name.includes(ONLY));
 }
 
-async function startSink(): Promise<Sink> {
+export async function startSink(): Promise<Sink> {
   const [port, adminPort, tokenPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, "bench/push-sink.ts"], {
     cwd: root,
@@ -170,7 +170,7 @@ async function startSink(): Promise<Sink> {
  * platforms in turn for a mixed audience. Web subscriptions point at the sink and share one
  * valid P-256 key (each still gets its own encryption: the salt and sender key are fresh).
  */
-async function seedDevices(databaseUrl: string, appId: string, mix: Mix, n: number, sinkPort: number) {
+export async function seedDevices(databaseUrl: string, appId: string, mix: Mix, n: number, sinkPort: number) {
   const ecdh = createECDH("prime256v1");
   ecdh.generateKeys();
   const p256dh = ecdh.getPublicKey().toString("base64url");
@@ -206,7 +206,7 @@ async function seedDevices(databaseUrl: string, appId: string, mix: Mix, n: numb
 }
 
 /** An app with the platforms of `mix` configured (credentials the sink accepts). */
-async function createApp(api: ReturnType<typeof restClient>, mix: Mix, devices: number): Promise<string> {
+export async function createApp(api: ReturnType<typeof restClient>, mix: Mix, devices: number): Promise<string> {
   const bundle = `com.example.bench.${mix}${devices}`;
   const app = await api("POST", "/v1/apps", { name: `Bench ${mix} ${devices}`, platform: "ios", bundle_id: bundle });
   if (app.status !== 201) throw new Error(`create app: ${app.text}`);

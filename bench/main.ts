@@ -10,18 +10,20 @@ import { freshDatabase, QUICK, ROUNDS, root, text } from "./common.js";
 import { e2e } from "./e2e.js";
 import { ingest } from "./ingest.js";
 import { senders } from "./senders.js";
+import { soak } from "./soak.js";
 
-// `npm run bench [-- --quick] [--scenario e2e|ingest|senders] [--rounds R]` plus each scenario's own options
+// `npm run bench [-- --quick] [--scenario e2e|ingest|senders|soak] [--rounds R]` plus each scenario's own options
 //
 // On the built processes (what the image runs), sides interleaved round by round, each
 // figure the median of the rounds. Results: bench/results/<date>-<name>.{json,md}.
 // Scenarios: bench/e2e.ts (campaigns end to end, and node-apn sending directly),
 // bench/ingest.ts (registrations, import), bench/senders.ts (each sender alone vs its peer
-// library and a raw node:http2 client on nghttpd).
+// library and a raw node:http2 client on nghttpd), bench/soak.ts (memory under a steady
+// load for ten minutes; only when asked for: --scenario soak, or `npm run soak`).
 
 /** --scenario e2e | ingest | senders (default: all). */
 const SCENARIO = text("scenario", "all");
-const runs = (name: string) => SCENARIO === "all" || SCENARIO === name;
+const runs = (name: string) => SCENARIO === name || (SCENARIO === "all" && name !== "soak");
 
 async function main() {
   console.log(`bench: ${QUICK ? "quick, " : ""}${ROUNDS} round(s), Node ${process.version}, ${os.cpus().length} cores`);
@@ -50,6 +52,7 @@ async function main() {
     if (runs("e2e")) await e2e({ releaseDir, env, apiKey, databaseUrl, otlp });
     if (runs("ingest")) await ingest({ releaseDir, env, apiKey, databaseUrl });
     if (runs("senders")) await senders({ releaseDir, env, apiKey, databaseUrl });
+    if (runs("soak")) await soak({ releaseDir, env, apiKey, databaseUrl });
   } finally {
     await otlp.close();
     rmSync(releaseDir, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import {
 } from "../src/client-key-policy.js";
 import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
 import { deviceFacingFixtures, type Operation, v1Operations, validBody } from "./operations.js";
+import { operationUrl, readableState } from "./org-fixtures.js";
 import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js";
 
 /**
@@ -117,27 +118,10 @@ afterAll(async () => {
 const label = (op: Operation) => `${op.method} ${op.path}`;
 
 /** The operation's URL with real fixtures where there are some, otherwise ids that name nothing. */
-function url(op: Operation): string {
-  const collection = op.path.split("/")[2]!;
-  const path = op.path.replace(
-    /\{(\w+)\}/g,
-    (_, name: string) => fixtures[name === "id" ? collection : name] ?? (name === "client_id" ? "hc_x" : randomUUID()),
-  );
-  return op.query.includes("app_id") ? `${path}?app_id=${fixtures.app_id}` : path;
-}
+const url = (op: Operation) => operationUrl(op, fixtures, { orUnknown: true });
 
 /** Everything the owner can read where every path parameter has a fixture, for comparing before and after. */
-async function snapshot(): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  for (const op of operations.filter((o) => o.method === "GET" && !o.isPublic)) {
-    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => (m[1] === "id" ? op.path.split("/")[2]! : m[1]!));
-    if (!params.every((p) => fixtures[p])) continue;
-    const res = await gw.call("GET", url(op), ownerToken);
-    expect(res.status, `GET ${op.path}: ${res.text}`).toBe(200);
-    out[op.path] = res.body;
-  }
-  return out;
-}
+const snapshot = () => readableState(gw, ownerToken, operations, fixtures);
 
 describe("client keys on every /v1 route", () => {
   it("are allowed exactly where the policy says, as the OpenAPI document declares", () => {

@@ -57,6 +57,7 @@ export function validBody(op: Operation, fixtures: Record<string, string>): unkn
     createApp: { name: "Other", platform: "web", bundle_id: `com.example.${randomUUID().slice(0, 8)}` },
     updateApp: { name: "Renamed" },
     createApiKey: { name: "extra", scope: "org" },
+    setPlatformConfig: { platform: "web", vapid_subject: "mailto:push@example.com" },
     registerDevice: { app_id, push_token: apnsToken(), platform: "ios" },
     importDevices: `${JSON.stringify({ push_token: apnsToken(), platform: "ios" })}\n`,
     createSegment: { app_id, name: "extra", rule: { tags_any: ["x"] } },

@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { IdentityService } from "@herald/proto/identity";
 import { createRpcClient } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apnsToken } from "../../test/support/device-tokens.js";
 import { PEOPLE_NEED_A_SESSION, ROLES } from "../src/member-roles.js";
 import type { Role } from "../src/principal.js";
-import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
-import { deviceFacingFixtures, type Operation, v1Operations, validBody } from "./operations.js";
+import { gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import { type Operation, v1Operations, validBody } from "./operations.js";
 import { join } from "./people.js";
+import { createOrgFixtures, operationUrl, readableState } from "./org-fixtures.js";
 import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./session-tokens.js";
 
 /**
@@ -51,57 +51,7 @@ beforeAll(async () => {
   for (const role of ["admin", "developer", "viewer"] as const) members[role] = await join(gw, tokens, owner, role);
   key = backends.bootstrapKey;
 
-  const app = await createApp(gw, key);
-  fixtures.app_id = app.id;
-  const apiKey = await gw.call("POST", `/v1/apps/${app.id}/api-keys`, key, { name: "fixture" });
-  expect(apiKey.status, apiKey.text).toBe(201);
-  fixtures.key_id = apiKey.body.id;
-  const device = await gw.call("POST", "/v1/devices/register", key, {
-    app_id: app.id,
-    push_token: apnsToken(),
-    platform: "ios",
-  });
-  expect(device.status, device.text).toBe(200);
-  fixtures.devices = device.body.id;
-  const segment = await gw.call("POST", "/v1/segments", key, {
-    app_id: app.id,
-    name: "beta",
-    rule: { tags_any: ["beta"] },
-  });
-  expect(segment.status, segment.text).toBe(201);
-  fixtures.segments = segment.body.id;
-  const channel = await gw.call("POST", `/v1/apps/${app.id}/android-channels`, key, { id: "news", name: "News" });
-  expect(channel.status, channel.text).toBe(201);
-  fixtures.channel_id = channel.body.id;
-  const message = await gw.call("POST", `/v1/apps/${app.id}/in-app-messages`, key, {
-    name: "welcome",
-    contents: { en: { title: "Hi", body: "Welcome" } },
-    audience: { kind: "all" },
-  });
-  expect(message.status, message.text).toBe(201);
-  fixtures.message_id = message.body.id;
-  const campaign = await gw.call("POST", "/v1/push/send", key, {
-    app_id: app.id,
-    name: "later",
-    contents: { en: { title: "Hi", body: "Later" } },
-    scheduled_at: new Date(Date.now() + 7 * 24 * 3600_000).toISOString(),
-  });
-  expect(campaign.status, campaign.text).toBe(201);
-  fixtures.campaigns = campaign.body.id;
-  fixtures.user_id = (await join(gw, tokens, owner, "viewer")).userId;
-  const invitation = await gw.call("POST", "/v1/invitations", owner.token, {
-    email: `pending-${randomUUID().slice(0, 8)}@example.com`,
-    role: "viewer",
-  });
-  expect(invitation.status, invitation.text).toBe(201);
-  fixtures.invitation_id = invitation.body.id;
-  const client = await gw.call("POST", "/v1/oauth-clients", owner.token, {
-    name: "CLI",
-    redirect_uris: ["http://127.0.0.1:53682/callback"],
-  });
-  expect(client.status, client.text).toBe(201);
-  fixtures.client_id = client.body.client_id;
-  await deviceFacingFixtures(gw, key, fixtures);
+  Object.assign(fixtures, await createOrgFixtures(gw, key, owner, tokens));
 
   operations = await v1Operations(gw.app);
 }, 120_000);
@@ -112,33 +62,12 @@ afterAll(async () => {
   await backends?.stop();
 });
 
-/** The operation's URL with real fixtures, or with ids that name nothing. */
-function url(op: Operation, real: boolean): string {
-  const collection = op.path.split("/")[2]!;
-  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    if (!real) return name === "client_id" ? "hc_nothing" : randomUUID();
-    const value = fixtures[name === "id" ? collection : name];
-    if (!value) throw new Error(`no fixture for {${name}} of ${op.path}: add one to this test`);
-    return value;
-  });
-  return op.query.includes("app_id") ? `${path}?app_id=${fixtures.app_id}` : path;
-}
-
-/** Everything an owner can read, for comparing before and after. */
-async function snapshot(): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
-  for (const op of operations.filter((o) => o.method === "GET" && !o.isPublic)) {
-    const res = await gw.call("GET", url(op, true), members.owner.token);
-    expect(res.status, `GET ${op.path}: ${res.text}`).toBe(200);
-    out[op.path] = res.body;
-  }
-  return out;
-}
+const snapshot = () => readableState(gw, members.owner.token, operations, fixtures);
 
 const send = (op: Operation, token: string, real: boolean) =>
   gw.call(
     op.method as "GET",
-    url(op, real),
+    operationUrl(op, fixtures, { real }),
     token,
     op.method === "GET" || op.method === "DELETE" ? undefined : real ? validBody(op, fixtures) : {},
   );

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../support/credential-fixtures.js";
 import { apnsToken, fcmToken, webSubscription } from "../support/device-tokens.js";
+import { findSecrets } from "../support/secret-scan.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // The control plane through the REST API only, with every process running for real.
@@ -437,5 +438,13 @@ describe("secrets", () => {
     const logs = stack.logs();
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of secretsSeen) expect(logs.includes(secret), `a secret leaked into the logs`).toBe(false);
+  });
+
+  it("would be found by the scan every stack runs on its logs and metrics when it stops", () => {
+    const keys = secretsSeen.filter((s) => s.startsWith("hk_live_"));
+    expect(keys.length).toBeGreaterThan(0);
+    expect(findSecrets(`{"msg":"x","key":"${keys[0]}"}`, "a sample")).toEqual(["an API key in a sample, line 1"]);
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49";
+    expect(findSecrets(JSON.stringify({ p8: pem }), "a sample")).toEqual(["a PEM private key in a sample, line 1"]);
   });
 });

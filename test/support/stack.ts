@@ -4,6 +4,7 @@ import { once } from "node:events";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
+import { findSecrets } from "./secret-scan.js";
 import { uniqueName } from "./unique.js";
 import type { InfraUrls } from "./infra-urls.js";
 import {
@@ -135,8 +136,10 @@ export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Pro
   });
   const processes: StackProcess[] = [];
   const stop = async () => {
+    const leaks = await scanForSecrets(processes);
     await Promise.all(processes.map((p) => stopProcess(p)));
     await dropSchemas(infra.databaseUrl, id);
+    if (leaks.length > 0) throw new Error(`secrets leaked:\n${leaks.join("\n")}`);
   };
   const gatewayDef = heraldProcesses(ports, providerUrls(ports, {})).find((p) => p.name === "gateway")!;
   const gatewayUrls: string[] = [];
@@ -185,6 +188,24 @@ export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Pro
     logs: () => processes.map((p) => p.output.join("")).join("\n"),
     stop,
   };
+}
+
+/**
+ * Every Herald process's output and /metrics, scanned for secrets when the stack stops:
+ * every end-to-end test is also a leak test (the simulator, which plays Apple and Google,
+ * is not Herald and is left out).
+ */
+async function scanForSecrets(processes: StackProcess[]): Promise<string[]> {
+  const herald = processes.filter((p) => p.name !== "provider-sim");
+  const found = herald.flatMap((p) => findSecrets(p.output.join(""), `${p.name}'s log`));
+  for (const p of herald) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) continue;
+    const metrics = await fetch(`http://127.0.0.1:${p.health}/metrics`)
+      .then((r) => r.text())
+      .catch(() => "");
+    found.push(...findSecrets(metrics, `${p.name}'s /metrics`));
+  }
+  return found;
 }
 
 async function dropSchemas(databaseUrl: string, id: string): Promise<void> {
