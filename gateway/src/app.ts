@@ -61,6 +61,7 @@ import { registerMemberRoutes } from "./routes/members.js";
 import { registerOAuthClientRoutes } from "./routes/oauth-clients.js";
 import { registerOrgRoutes } from "./routes/org.js";
 import { registerRoleCheck } from "./member-roles.js";
+import { clientErrorReply } from "./client-errors.js";
 import { sharedSchemas } from "./schemas/components.js";
 import { createValidatorCompiler } from "./validation.js";
 
@@ -109,7 +110,9 @@ const EXPOSED_HEADERS = [
 
 /** Errors the router raises before any route runs, in the API's error body. */
 function frameworkErrorReply(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  if (err.code === "FST_ERR_MAX_PARAM_LENGTH") {
+  // A path id too long for any route, or not even valid percent-encoding, cannot name a
+  // resource: 404 like any other id that cannot exist, as the document says.
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH" || err.code === "FST_ERR_BAD_URL") {
     void reply.code(404).send({ error: "NotFound", message: "no such resource" });
   } else {
     void reply.code(400).send({ error: "ValidationError", message: "the request URL is malformed" });
@@ -135,6 +138,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     // what fits in a request line anyway.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16_384 },
     frameworkErrors: frameworkErrorReply,
+    clientErrorHandler: clientErrorReply,
   });
   app.setValidatorCompiler(createValidatorCompiler(sharedSchemas));
 

@@ -118,7 +118,7 @@ const PART_LABEL: Record<RequestPart, string> = {
 };
 
 /** A key as a JSON pointer segment, cut short: it is the client's input. */
-const pointerSegment = (key: string): string => key.slice(0, 64).replaceAll("~", "~0").replaceAll("/", "~1");
+export const pointerSegment = (key: string): string => key.slice(0, 64).replaceAll("~", "~0").replaceAll("/", "~1");
 
 export function fieldErrors(violations: SchemaViolation[]): FieldError[] {
   // A bad key yields two violations, the inner one (with propertyName) and the
@@ -133,7 +133,7 @@ export function fieldErrors(violations: SchemaViolation[]): FieldError[] {
         message = "is required";
       }
       if (v.keyword === "additionalProperties") {
-        field += `/${String(v.params.additionalProperty)}`;
+        field += `/${pointerSegment(String(v.params.additionalProperty))}`;
         message = "is not a known field";
       }
       if (v.keyword === "propertyNames" && typeof v.params.propertyName === "string") {

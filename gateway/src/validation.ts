@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
+import { pointerSegment } from "./http-errors.js";
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is the module.
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv;
@@ -26,7 +27,28 @@ export function createValidatorCompiler(shared: readonly object[]): FastifySchem
   return ({ schema, httpPart }) => {
     // A streamed body (NDJSON import) is validated by its route, line by line.
     if (httpPart === "body" && (schema as Record<string, unknown>)["x-ndjson-stream"] === true) return () => true;
-    return withInputRules((httpPart === "body" ? body : text).compile(schema as object));
+    const part = httpPart === "headers" ? lowerCaseHeaderNames(schema as HeaderSchema) : schema;
+    return withInputRules((httpPart === "body" ? body : text).compile(part as object));
+  };
+}
+
+interface HeaderSchema {
+  properties?: Record<string, unknown>;
+  required?: string[];
+}
+
+/**
+ * Request headers arrive with lower-case names. Fastify lower-cases a header schema's
+ * names only for its own validator, not for a custom one like this: without this, a
+ * schema naming `Idempotency-Key` would never see the header it describes.
+ */
+function lowerCaseHeaderNames(schema: HeaderSchema): HeaderSchema {
+  return {
+    ...schema,
+    ...(schema.properties && {
+      properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k.toLowerCase(), v])),
+    }),
+    ...(schema.required && { required: schema.required.map((k) => k.toLowerCase()) }),
   };
 }
 
@@ -60,7 +82,7 @@ function findBadValue(value: unknown, path: string, depth = 0): ErrorObject | un
   for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
     const key = String(k);
     if (key.includes("\u0000")) return violation(path, "must not have a key with a NUL character");
-    const bad = findBadValue(v, `${path}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`, depth + 1);
+    const bad = findBadValue(v, `${path}/${pointerSegment(key)}`, depth + 1);
     if (bad) return bad;
   }
   return undefined;

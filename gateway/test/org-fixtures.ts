@@ -17,6 +17,8 @@ export async function createOrgFixtures(
   key: string,
   owner: { token: string; orgId: string },
   tokens: SessionTokens,
+  /** The token the fixture device is registered with (a client key proves it). */
+  { pushToken = apnsToken() } = {},
 ): Promise<Record<string, string>> {
   const fixtures: Record<string, string> = {};
   const created = async (what: string, res: Promise<{ status: number; text: string; body: any }>) => {
@@ -31,7 +33,7 @@ export async function createOrgFixtures(
   fixtures.devices = (
     await created(
       "device",
-      call("POST", "/v1/devices/register", { app_id: app.id, push_token: apnsToken(), platform: "ios" }),
+      call("POST", "/v1/devices/register", { app_id: app.id, push_token: pushToken, platform: "ios" }),
     )
   ).id;
   fixtures.segments = (

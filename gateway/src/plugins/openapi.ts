@@ -1,6 +1,7 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
+import { MAX_JSON_DEPTH } from "../json-depth.js";
 import { sharedSchemas } from "../schemas/components.js";
 
 /** The document's introduction, with the limits this process actually enforces. */
@@ -46,9 +47,9 @@ the headers show a fresh window: availability is preferred over strict limiting.
 ## Errors
 Errors are \`{"error": "<Name>", "message": "<text>"}\`; validation errors add
 \`details: [{"field": "/json/pointer", "message": "…"}]\`. Request bodies must be JSON
-(\`application/json\`, at most ${limits.bodyLimitBytes.toLocaleString("en")} bytes); unknown fields are rejected with 400 so
-that typos do not go unnoticed. An id in a path that is not a UUID answers 404, like any
-unknown id.
+(\`application/json\`, at most ${limits.bodyLimitBytes.toLocaleString("en")} bytes, nested at most
+${MAX_JSON_DEPTH} levels deep); unknown fields are rejected with 400 so that typos do not go
+unnoticed. An id in a path that is not a UUID answers 404, like any unknown id.
 
 ## Lists
 Lists answer \`{"data": [...], "page": 1, "per_page": 50, "total": N}\`; \`page\` counts from 1,

@@ -36,7 +36,8 @@ export const errorSchema = {
       type: "string",
       description:
         "Error name: ValidationError, Unauthorized, Forbidden, NotFound, Conflict, UnprocessableEntity, " +
-        "PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable; " +
+        "PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable, " +
+        "RequestHeaderFieldsTooLarge (431) and RequestTimeout (408) from the HTTP layer; " +
         "CampaignNotCancellable (409) when a campaign's delivery has already started.",
       examples: ["ValidationError"],
     },

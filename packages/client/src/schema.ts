@@ -1040,7 +1040,7 @@ export interface components {
     /** @description Every error: a stable name and a human-readable message. */
     Error: {
       /**
-       * @description Error name: ValidationError, Unauthorized, Forbidden, NotFound, Conflict, UnprocessableEntity, PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable; CampaignNotCancellable (409) when a campaign's delivery has already started.
+       * @description Error name: ValidationError, Unauthorized, Forbidden, NotFound, Conflict, UnprocessableEntity, PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable, RequestHeaderFieldsTooLarge (431) and RequestTimeout (408) from the HTTP layer; CampaignNotCancellable (409) when a campaign's delivery has already started.
        * @example ValidationError
        */
       error: string;

@@ -109,6 +109,20 @@ describe("BatchProcessor", () => {
     expect(waits).toContain(2000); // Retry-After honoured
   });
 
+  it("keeps provider text in reasons printable and short", async () => {
+    const provider = scripted({
+      d1: [{ kind: "failed", reason: "INVALID_ARGUMENT: a\u0000b\r\nc" }],
+      d2: [{ kind: "bounced", reason: `Gone\t${"x".repeat(5_000)}` }],
+    });
+    const { p } = processor(provider);
+    const result = await p.process(batch(["d1", "d2"]), new AbortController().signal);
+    expect(kinds(result).d1).toEqual(["FAILED", "INVALID_ARGUMENT: a b c", 1]);
+    const long = result.outcomes.find((o) => o.deviceId === "d2")!.reason;
+    expect(long).toMatch(/^Gone x+$/);
+    expect(long.length).toBe(256);
+    expect(result.invalidations[0]!.reason).toBe(long);
+  });
+
   it("fails every target with a readable reason when credentials are missing or unusable", async () => {
     for (const [fp, reason] of [
       ["missing", "CredentialsNotConfigured"],

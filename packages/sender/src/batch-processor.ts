@@ -132,7 +132,7 @@ export class BatchProcessor<C> {
               deviceId: target.deviceId,
               appId: batch.appId,
               platform: batch.platform,
-              reason: result.reason,
+              reason: reasonText(result.reason),
               observedAt: timestampFromDate(result.observedAt ?? new Date(this.now())),
             }),
           };
@@ -196,5 +196,19 @@ export class BatchProcessor<C> {
 }
 
 function outcome(deviceId: string, kind: OutcomeKind, reason: string, attempts: number): Outcome {
-  return create(OutcomeSchema, { deviceId, kind, reason, attempts });
+  return create(OutcomeSchema, { deviceId, kind, reason: reasonText(reason), attempts });
+}
+
+/** Most characters of a reason kept. */
+const MAX_REASON_CHARS = 256;
+
+/**
+ * A reason as it leaves the sender. Reasons carry provider text (an FCM error message, a
+ * token endpoint's error_description) into the campaign's outcomes table, where a NUL
+ * would fail the whole batch's insert, and into logs: control characters become spaces
+ * and it is cut short.
+ */
+function reasonText(reason: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
+  return reason.replace(/[\u0000-\u001f\u007f]+/g, " ").slice(0, MAX_REASON_CHARS);
 }

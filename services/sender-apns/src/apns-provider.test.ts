@@ -84,6 +84,13 @@ describe("classify", () => {
     });
   });
 
+  it("ignores a 410's timestamp that is no time a Date can hold", () => {
+    for (const timestamp of [9e15, 1e300, "1e300", -1, "soon"]) {
+      const body = err("Unregistered", { timestamp });
+      expect(classify(410, parseError({ status: 410, body }))).toEqual({ kind: "bounced", reason: "Unregistered" });
+    }
+  });
+
   it("honours Retry-After and names answers without a reason by status", () => {
     expect(classify(429, {}, "3")).toEqual({ kind: "retry", reason: "HTTP429", throttled: true, retryAfterMs: 3000 });
     expect(classify(502, parseError({ status: 502, body: "<html>bad gateway</html>" }))).toEqual({

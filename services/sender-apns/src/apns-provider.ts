@@ -182,6 +182,9 @@ function withRetryAfter(result: Extract<SendResult, { kind: "retry" }>, retryAft
   return retryAfterMs === undefined ? result : { ...result, retryAfterMs };
 }
 
+/** The latest time a JavaScript Date can hold (ECMAScript's time range), in ms since the epoch. */
+const MAX_DATE_MS = 8.64e15;
+
 /** Reads the JSON error body; a body that is not APNs' shape yields no reason. */
 export function parseError(res: Pick<Http2Response, "status" | "body">): ApnsError {
   if (res.status === 200 || !res.body) return {};
@@ -190,7 +193,8 @@ export function parseError(res: Pick<Http2Response, "status" | "body">): ApnsErr
     const out: ApnsError = {};
     if (typeof parsed.reason === "string" && /^[A-Za-z]{1,64}$/.test(parsed.reason)) out.reason = parsed.reason;
     const ts = typeof parsed.timestamp === "string" ? Number(parsed.timestamp) : parsed.timestamp;
-    if (typeof ts === "number" && Number.isFinite(ts) && ts > 0) out.timestamp = ts;
+    // Only a time a Date can hold: an invalid one would fail the whole batch where it becomes the invalidation's.
+    if (typeof ts === "number" && ts > 0 && ts <= MAX_DATE_MS) out.timestamp = ts;
     return out;
   } catch {
     return {};

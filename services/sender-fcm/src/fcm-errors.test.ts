@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classify, DEFAULT_SLOW_DOWN_MS, parseFcmError } from "./fcm-errors.js";
+import { classify, DEFAULT_SLOW_DOWN_MS, MAX_SLOW_DOWN_MS, parseFcmError } from "./fcm-errors.js";
 
 const NOW = Date.parse("2025-01-01T00:00:00Z");
 
@@ -81,6 +81,15 @@ describe("classify", () => {
     });
   });
 
+  it("pauses a project at most MAX_SLOW_DOWN_MS, however long the Retry-After", () => {
+    for (const retryAfter of ["86400", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"]) {
+      const c = classify(fcmError(429, "RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED", { "retry-after": retryAfter }), NOW);
+      expect(c.slowDownMs).toBe(MAX_SLOW_DOWN_MS);
+      // The device's own retry still hears the whole wait (and gives up on it: throttled).
+      expect(c.result).toMatchObject({ kind: "retry", throttled: true, retryAfterMs: expect.any(Number) });
+    }
+  });
+
   it("judges answers without an FcmError by their status", () => {
     // Google refusing the access token itself: a new token may help.
     expect(classify(fcmError(401, "UNAUTHENTICATED", undefined), NOW)).toEqual({
@@ -106,6 +115,16 @@ describe("classify", () => {
     });
     expect(classify(fcmError(400, "INVALID_ARGUMENT", "UNSPECIFIED_ERROR", {}, "x"), NOW)).toEqual({
       result: { kind: "failed", reason: "UNSPECIFIED_ERROR: x" },
+    });
+    // Empty names name nothing: the status does.
+    const unnamed = {
+      error: {
+        status: "",
+        details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "" }],
+      },
+    };
+    expect(classify({ status: 400, headers: {}, body: JSON.stringify(unnamed) }, NOW)).toEqual({
+      result: { kind: "failed", reason: "HTTP_400" },
     });
   });
 

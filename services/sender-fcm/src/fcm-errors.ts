@@ -13,6 +13,13 @@ export interface Classification {
 
 /** Pause after QUOTA_EXCEEDED without a Retry-After: long enough to thin a burst out. */
 export const DEFAULT_SLOW_DOWN_MS = 1_000;
+/**
+ * The longest pause a Retry-After can impose on a project's sends. Longer would hold
+ * every batch of the project past its retry budget (the device retries give up first),
+ * and a value too large for a timer (which then fires at once) would spin the pause loop
+ * for ever.
+ */
+export const MAX_SLOW_DOWN_MS = 60_000;
 const MAX_MESSAGE_CHARS = 200;
 
 interface FcmErrorBody {
@@ -38,9 +45,10 @@ export function parseFcmError(body: string): FcmErrorBody {
   const fcm = details.find(
     (d) => typeof d?.["@type"] === "string" && d["@type"].endsWith("google.firebase.fcm.v1.FcmError"),
   );
+  // An empty name names nothing: the answer is then judged (and named) by what else it says.
   return {
-    errorCode: typeof fcm?.errorCode === "string" ? fcm.errorCode : undefined,
-    status: typeof e.status === "string" ? e.status : undefined,
+    errorCode: typeof fcm?.errorCode === "string" && fcm.errorCode !== "" ? fcm.errorCode : undefined,
+    status: typeof e.status === "string" && e.status !== "" ? e.status : undefined,
     message: typeof e.message === "string" ? e.message.slice(0, MAX_MESSAGE_CHARS) : undefined,
   };
 }
@@ -59,7 +67,7 @@ export function classify(res: FcmResponse, nowMs = Date.now()): Classification {
   const withMessage = (name: string) => (err.message ? `${name}: ${err.message}` : name);
   const quota = (name: string): Classification => ({
     result: { kind: "retry", reason: name, throttled: true, retryAfterMs },
-    slowDownMs: retryAfterMs ?? DEFAULT_SLOW_DOWN_MS,
+    slowDownMs: Math.min(retryAfterMs ?? DEFAULT_SLOW_DOWN_MS, MAX_SLOW_DOWN_MS),
   });
 
   switch (err.errorCode) {

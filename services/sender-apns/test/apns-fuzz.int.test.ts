@@ -1,0 +1,129 @@
+import { create } from "@bufbuild/protobuf";
+import { Platform } from "@herald/proto/common";
+import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
+import { Http2Pool } from "@herald/sender";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeApnsKey } from "../../../test/support/credential-fixtures.js";
+import { fuzzParams, fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
+import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
+import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
+import {
+  fuzzBatch,
+  fuzzProcessor,
+  outcomeProblems,
+  processWithin,
+  ProviderFigures,
+  settles,
+  watchProcess,
+} from "../../../test/support/provider-fuzz.js";
+import { ApnsProvider, tokenAccepted } from "../src/apns-provider.js";
+import { ProviderTokens } from "../src/provider-token.js";
+
+// The APNs sender's provider and HTTP/2 pool against a peer that answers as APNs never
+// should (test/support/h2-fuzz-peer.ts), driven by fast-check with a fixed seed: no
+// crash, no unhandled rejection, and every device of every batch gets exactly one outcome.
+
+const REASONS = [
+  "BadDeviceToken",
+  "Unregistered",
+  "DeviceTokenNotForTopic",
+  "TooManyRequests",
+  "InternalServerError",
+  "ServiceUnavailable",
+  "Shutdown",
+  "IdleTimeout",
+  "ExpiredProviderToken",
+  "InvalidProviderToken",
+  "MissingProviderToken",
+  "TooManyProviderTokenUpdates",
+  "PayloadTooLarge",
+  "BadTopic",
+  "BadPath",
+];
+
+/** APNs error bodies, valid and not: known and unknown reasons, timestamps of every type and range. */
+const apnsBodies = (): fc.Arbitrary<string> =>
+  fc
+    .record(
+      {
+        reason: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom<unknown>(...REASONS) },
+          { weight: 1, arbitrary: fc.constantFrom<unknown>(123, null, "", "x".repeat(100), "Bad\u0000Token", ["a"]) },
+        ),
+        timestamp: fc.constantFrom<unknown>(Date.now(), 1, -1, 0, "1700000000000", "soon", 8.64e15, 9e15, 1e300),
+      },
+      { requiredKeys: [] },
+    )
+    .map((body) => JSON.stringify(body));
+
+const deviceToken: fc.Arbitrary<string> = fc.oneof(
+  { weight: 9, arbitrary: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString("hex")) },
+  { weight: 1, arbitrary: fc.constantFrom("", "zz", "a".repeat(200), "../x") },
+);
+
+let peer: FuzzPeer;
+const key = makeApnsKey();
+const credentials = create(GetSendCredentialsResponseSchema, {
+  fingerprint: "fuzz",
+  credentials: {
+    case: "apns",
+    value: { p8Key: key.p8, keyId: key.keyId, teamId: key.teamId, topic: "com.example.fuzz", environment: "sandbox" },
+  },
+});
+const figures = new ProviderFigures();
+
+beforeAll(async () => {
+  peer = await startFuzzPeer();
+});
+
+afterAll(async () => {
+  reportFigures("APNs provider", {
+    batches: figures.batches,
+    "outcomes checked": figures.devices,
+    "provider answers fuzzed": peer?.seen.streams ?? 0,
+    outcomes: JSON.stringify(figures.outcomes),
+  });
+  await peer?.close();
+});
+
+describe("APNs sender against a misbehaving APNs", () => {
+  it("gives every device exactly one outcome, whatever APNs answers", { timeout: fuzzTimeout(45_000) }, async () => {
+    const crashes = watchProcess();
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          peerScript(apnsBodies()),
+          fc.array(deviceToken, { minLength: 1, maxLength: 12 }),
+          async (script, tokens) => {
+            peer.play(script);
+            const pool = new Http2Pool({
+              label: "APNs",
+              maxConnections: 3,
+              maxQueued: 10_000,
+              requestTimeoutMs: 300,
+              connectTimeoutMs: 2_000,
+              idleTimeoutMs: 60_000,
+              pingIntervalMs: 0,
+              accepted: tokenAccepted,
+            });
+            const provider = new ApnsProvider({ pool, tokens: new ProviderTokens(), baseUrl: peer.origin });
+            try {
+              const batch = fuzzBatch(Platform.IOS, tokens, JSON.stringify({ k: "v" }));
+              const result = await processWithin(fuzzProcessor(provider, Platform.IOS, credentials), batch);
+              figures.count(result);
+              expect(outcomeProblems(batch, result)).toEqual([]);
+              await settles(() => pool.stats().streams === 0 && pool.stats().queued === 0, "the pool");
+            } finally {
+              await provider.close();
+            }
+            expect(crashes.errors).toEqual([]);
+          },
+        ),
+        { ...fuzzParams(25), endOnFailure: true },
+      );
+    } finally {
+      crashes.stop();
+    }
+  });
+});

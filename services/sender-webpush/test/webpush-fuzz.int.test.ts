@@ -1,0 +1,108 @@
+import { create } from "@bufbuild/protobuf";
+import { Platform } from "@herald/proto/common";
+import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeVapidKeys } from "../../../test/support/credential-fixtures.js";
+import { webSubscription } from "../../../test/support/device-tokens.js";
+import { fuzzParams, fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
+import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
+import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
+import {
+  fuzzBatch,
+  fuzzProcessor,
+  outcomeProblems,
+  processWithin,
+  ProviderFigures,
+  settles,
+  watchProcess,
+} from "../../../test/support/provider-fuzz.js";
+import { PushTransport } from "../src/push-transport.js";
+import { VapidSigner } from "../src/vapid.js";
+import { WebPushProvider } from "../src/webpush-provider.js";
+
+// The Web Push sender's provider and transport against a push service that answers as
+// none should (test/support/h2-fuzz-peer.ts), driven by fast-check with a fixed seed: no
+// crash, no unhandled rejection, and every device of every batch gets exactly one outcome.
+// Push services answer with a status and headers only; bodies are read and dropped.
+
+/** What push services put in a body (Herald reads none of it): their own JSON errors, HTML, nothing. */
+const pushBodies = (): fc.Arbitrary<string> =>
+  fc.constantFrom(
+    "",
+    '{"code":410,"errno":106,"error":"Gone","message":"expired subscription"}',
+    "<html>413 Payload Too Large</html>",
+    "x".repeat(2_000),
+  );
+
+let peer: FuzzPeer;
+const vapid = makeVapidKeys();
+const credentials = create(GetSendCredentialsResponseSchema, {
+  fingerprint: "fuzz",
+  credentials: {
+    case: "vapid",
+    value: { publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: "mailto:fuzz@example.com" },
+  },
+});
+const figures = new ProviderFigures();
+
+beforeAll(async () => {
+  peer = await startFuzzPeer();
+});
+
+afterAll(async () => {
+  reportFigures("Web Push provider", {
+    batches: figures.batches,
+    "outcomes checked": figures.devices,
+    "provider answers fuzzed": (peer?.seen.streams ?? 0) + (peer?.seen.tokens ?? 0),
+    "of them over HTTP/1.1": peer?.seen.tokens ?? 0,
+    outcomes: JSON.stringify(figures.outcomes),
+  });
+  await peer?.close();
+});
+
+describe("Web Push sender against a misbehaving push service", () => {
+  it("gives every device exactly one outcome, whatever the push service answers", {
+    timeout: fuzzTimeout(45_000),
+  }, async () => {
+    const subscription: fc.Arbitrary<string> = fc.oneof(
+      { weight: 7, arbitrary: fc.constant(null).map(() => webSubscription(`${peer.origin}/push`).json) },
+      // A push service without HTTP/2: the transport falls back to HTTP/1.1 for it.
+      { weight: 2, arbitrary: fc.constant(null).map(() => webSubscription(`${peer.h1Origin}/push`).json) },
+      { weight: 1, arbitrary: fc.constantFrom("", "{}", '{"endpoint":"https://127.0.0.1:1/x","keys":{}}') },
+    );
+    const crashes = watchProcess();
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          peerScript(pushBodies(), pushBodies()),
+          fc.array(subscription, { minLength: 1, maxLength: 12 }),
+          fc.constantFrom("", '{"k":"v"}', "x".repeat(5_000)),
+          async (script, tokens, dataJson) => {
+            peer.play(script);
+            const transport = new PushTransport({
+              allowPrivate: true,
+              timeoutMs: 300,
+              connectTimeoutMs: 2_000,
+              pingIntervalMs: 0,
+            });
+            const provider = new WebPushProvider(transport, new VapidSigner(), { allowPrivate: true });
+            try {
+              const batch = fuzzBatch(Platform.WEB, tokens, dataJson);
+              const result = await processWithin(fuzzProcessor(provider, Platform.WEB, credentials), batch);
+              figures.count(result);
+              expect(outcomeProblems(batch, result)).toEqual([]);
+              await settles(() => transport.stats().streams === 0 && transport.stats().queued === 0, "the pool");
+            } finally {
+              await provider.close();
+            }
+            expect(crashes.errors).toEqual([]);
+          },
+        ),
+        { ...fuzzParams(25), endOnFailure: true },
+      );
+    } finally {
+      crashes.stop();
+    }
+  });
+});
