@@ -13,17 +13,28 @@ export interface DatabaseOptions {
   /** The service's own schema; every connection of the pool works in it. */
   schema: string;
   max?: number;
+  /** Where a lost connection is reported. */
+  log?: Pick<Logger, "warn">;
 }
 
 export function createPool(opts: DatabaseOptions): Pool {
   if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`invalid schema name "${opts.schema}"`);
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
     options: `-c search_path=${opts.schema}`,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
   });
+  // A server restart or failover ends every connection: one checked out between two
+  // statements reports it as an 'error' event of its client, an idle one also as the pool's.
+  // Unhandled, either event would kill the process. The pool discards broken connections;
+  // a statement that needed one fails, and its caller retries.
+  pool.on("connect", (client) =>
+    client.on("error", (err) => opts.log?.warn({ err: err.message }, "PostgreSQL connection lost")),
+  );
+  pool.on("error", () => undefined);
+  return pool;
 }
 
 /** Runs fn in a transaction; rolls back on any error. */

@@ -176,21 +176,21 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
       slots.release();
       if (stopping.signal.aborted) break;
       const want = slots.available;
-      let messages: Awaited<ReturnType<typeof consumer.fetch>>;
+      // The iteration fails too, not only the fetch: a pull pending when NATS shuts down
+      // ends with "409 server shutdown", which would otherwise end the loop and the process.
       try {
-        messages = await consumer.fetch({ max_messages: want, expires: 2_000 });
+        const messages = await consumer.fetch({ max_messages: want, expires: 2_000 });
+        for await (const m of messages) {
+          if (stopping.signal.aborted) {
+            m.nak(0);
+            continue;
+          }
+          await slots.acquire();
+          void handle(m);
+        }
       } catch (err) {
         log.warn({ err }, "fetch from delivery stream failed");
         await new Promise((r) => setTimeout(r, 1_000));
-        continue;
-      }
-      for await (const m of messages) {
-        if (stopping.signal.aborted) {
-          m.nak(0);
-          continue;
-        }
-        await slots.acquire();
-        void handle(m);
       }
     }
   })();

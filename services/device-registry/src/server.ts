@@ -44,7 +44,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
   const closers = new Closers();
   const close = () => closers.close();
   try {
-    const pool = createPool({ url: config.databaseUrl, schema: config.schema });
+    const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
     closers.add(() => pool.end());
     await migrate(pool, config.schema, MIGRATIONS, log);
 

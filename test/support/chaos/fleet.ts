@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { expect } from "vitest";
+import type { SimAdminClient, SubscriptionJson } from "@herald/provider-sim/admin-client";
+import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "../credential-fixtures.js";
+import { bulkKey, type Rest } from "../herald-client.js";
+import { restClient, type Stack } from "../stack.js";
+
+/** The simulator's names of the three push services. */
+export type SimPlatform = "apns" | "fcm" | "webpush";
+export const SIM_PLATFORMS: readonly SimPlatform[] = ["apns", "fcm", "webpush"];
+
+export interface ChaosFleet {
+  appId: string;
+  /** A client with an org key without the default rate limit. */
+  api: Rest;
+  /** Devices in all. */
+  devices: number;
+  /** Every device's simulator target (APNs token, FCM token, subscription id), per platform. */
+  targets: Record<SimPlatform, string[]>;
+}
+
+/**
+ * One app with iOS, Android and web configured against the simulator, and `devices`
+ * devices over the three. The devices go straight into the registry's table, in their canonical
+ * form (services/device-registry/src/push-token.ts): 50,000 REST registrations would
+ * only measure the set-up.
+ */
+export async function createChaosFleet(opts: {
+  stack: Stack;
+  sim: SimAdminClient;
+  databaseUrl: string;
+  /** Split as evenly as it goes over iOS, Android and web. */
+  devices: number;
+}): Promise<ChaosFleet> {
+  const { stack, sim, devices } = opts;
+  const share = (i: number) => Math.floor(devices / 3) + (i < devices % 3 ? 1 : 0);
+  const bundle = "com.example.chaos";
+  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
+  const app = await boot("POST", "/v1/apps", { name: "Chaos", platform: "ios", bundle_id: bundle });
+  expect(app.status, app.text).toBe(201);
+  const appId = app.body.id as string;
+  const api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
+  const apns = makeApnsKey();
+  const serviceAccount = makeServiceAccount({ tokenUri: "https://oauth2.googleapis.com/token" });
+  await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
+  await sim.registerFcmServiceAccount({
+    project_id: serviceAccount.projectId,
+    client_email: serviceAccount.clientEmail,
+    private_key: serviceAccount.privateKeyPem,
+  });
+  const configure = async (body: Record<string, unknown>) => {
+    const res = await api("POST", `/v1/apps/${appId}/platform-config`, body);
+    expect(res.status, res.text).toBe(200);
+    return res.body;
+  };
+  await configure(apnsPlatformConfig(apns, bundle, "production"));
+  await configure({ platform: "android", fcm_service_account: JSON.parse(serviceAccount.json) });
+  const vapid = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
+
+  const ios = await sim.createApnsDevices(bundle, share(0));
+  const android = await sim.createFcmDevices(serviceAccount.projectId, share(1));
+  const web = await sim.createWebPushSubscriptions(vapid.vapid_public_key, share(2));
+  await seedDevices(opts.databaseUrl, stack.schemas["device-registry"]!, appId, [
+    ...ios.map((t) => ({ platform: "ios", token: t.toLowerCase() })),
+    ...android.map((t) => ({ platform: "android", token: t })),
+    ...web.map((s) => ({ platform: "web", token: canonicalSubscription(s.subscription) })),
+  ]);
+  return { appId, api, devices, targets: { apns: ios, fcm: android, webpush: web.map((s) => s.id) } };
+}
+
+/** The registry's canonical web token: the endpoint and both keys, in a fixed order. */
+function canonicalSubscription(sub: SubscriptionJson): string {
+  const b64 = (v: string) => Buffer.from(v, "base64url").toString("base64url");
+  return JSON.stringify({
+    endpoint: new URL(sub.endpoint).href,
+    keys: { p256dh: b64(sub.keys.p256dh), auth: b64(sub.keys.auth) },
+  });
+}
+
+async function seedDevices(
+  databaseUrl: string,
+  schema: string,
+  appId: string,
+  devices: { platform: string; token: string }[],
+): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (let i = 0; i < devices.length; i += 5000) {
+      const chunk = devices.slice(i, i + 5000);
+      await client.query(
+        `INSERT INTO "${schema}".devices (app_id, platform, push_token, token_hash, language)
+         SELECT $1, p, t, h, 'en' FROM unnest($2::text[], $3::text[], $4::bytea[]) AS x(p, t, h)`,
+        [
+          appId,
+          chunk.map((d) => d.platform),
+          chunk.map((d) => d.token),
+          chunk.map((d) => createHash("sha256").update(d.token, "utf8").digest()),
+        ],
+      );
+    }
+  } finally {
+    await client.end();
+  }
+}
