@@ -16,22 +16,32 @@ export interface MixedApp {
   web: CreatedSubscription[];
 }
 
+/** An app with all three platforms configured, and a client for it. */
+export interface ConfiguredApp {
+  appId: string;
+  /** An org key without the default rate limit. */
+  key: string;
+  api: Rest;
+  apns: ReturnType<typeof makeApnsKey>;
+  serviceAccount: ReturnType<typeof makeServiceAccount>;
+  vapidPublicKey: string;
+}
+
 /**
- * An app with all three platforms configured — an APNs key and an FCM service account
- * the simulator knows, a generated VAPID pair — and `perPlatform` devices of each
- * registered through the REST API. Google's token_uri stays in the service account: the
- * stack redirects OAuth to the simulator with FCM_TOKEN_URL.
+ * An app with all three platforms configured: an APNs key and an FCM service account the
+ * simulator knows, and a generated VAPID pair. Google's token_uri stays in the service
+ * account: the stack redirects OAuth to the simulator with FCM_TOKEN_URL.
  */
-export async function createMixedApp(opts: {
+export async function configureMixedApp(opts: {
   gatewayUrl: string;
   bootKey: string;
   sim: SimAdminClient;
   bundle: string;
-  perPlatform: number;
-}): Promise<MixedApp> {
-  const { sim, bundle, perPlatform } = opts;
+  name?: string;
+}): Promise<ConfiguredApp> {
+  const { sim, bundle } = opts;
   const boot = restClient(opts.gatewayUrl, opts.bootKey);
-  const app = await boot("POST", "/v1/apps", { name: bundle, platform: "ios", bundle_id: bundle });
+  const app = await boot("POST", "/v1/apps", { name: opts.name ?? bundle, platform: "ios", bundle_id: bundle });
   expect(app.status, app.text).toBe(201);
   const appId = app.body.id as string;
   const key = await bulkKey(boot, appId);
@@ -52,9 +62,25 @@ export async function createMixedApp(opts: {
   await configure(apnsPlatformConfig(apns, bundle, "production"));
   await configure({ platform: "android", fcm_service_account: JSON.parse(serviceAccount.json) });
   const vapid = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
+  return { appId, key, api, apns, serviceAccount, vapidPublicKey: vapid.vapid_public_key };
+}
+
+/**
+ * An app with all three platforms configured (configureMixedApp) and `perPlatform`
+ * devices of each registered through the REST API.
+ */
+export async function createMixedApp(opts: {
+  gatewayUrl: string;
+  bootKey: string;
+  sim: SimAdminClient;
+  bundle: string;
+  perPlatform: number;
+}): Promise<MixedApp> {
+  const { sim, bundle, perPlatform } = opts;
+  const { appId, key, api, apns, serviceAccount, vapidPublicKey } = await configureMixedApp(opts);
   const ios = await sim.createApnsDevices(bundle, perPlatform);
   const android = await sim.createFcmDevices(serviceAccount.projectId, perPlatform);
-  const web = await sim.createWebPushSubscriptions(vapid.vapid_public_key, perPlatform);
+  const web = await sim.createWebPushSubscriptions(vapidPublicKey, perPlatform);
   const devices = [
     ...ios.map((t) => ({ platform: "ios", push_token: t })),
     ...android.map((t) => ({ platform: "android", push_token: t })),

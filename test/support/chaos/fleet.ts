@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { expect } from "vitest";
 import type { SimAdminClient, SubscriptionJson } from "@herald/provider-sim/admin-client";
-import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "../credential-fixtures.js";
-import { bulkKey, type Rest } from "../herald-client.js";
-import { restClient, type Stack } from "../stack.js";
+import type { Rest } from "../herald-client.js";
+import { configureMixedApp } from "../mixed-app.js";
+import type { Stack } from "../stack.js";
 
 /** The simulator's names of the three push services. */
 export type SimPlatform = "apns" | "fcm" | "webpush";
@@ -36,31 +35,17 @@ export async function createChaosFleet(opts: {
   const { stack, sim, devices } = opts;
   const share = (i: number) => Math.floor(devices / 3) + (i < devices % 3 ? 1 : 0);
   const bundle = "com.example.chaos";
-  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
-  const app = await boot("POST", "/v1/apps", { name: "Chaos", platform: "ios", bundle_id: bundle });
-  expect(app.status, app.text).toBe(201);
-  const appId = app.body.id as string;
-  const api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
-  const apns = makeApnsKey();
-  const serviceAccount = makeServiceAccount({ tokenUri: "https://oauth2.googleapis.com/token" });
-  await sim.registerApnsKey({ team_id: apns.teamId, key_id: apns.keyId, p8: apns.p8, topics: [bundle] });
-  await sim.registerFcmServiceAccount({
-    project_id: serviceAccount.projectId,
-    client_email: serviceAccount.clientEmail,
-    private_key: serviceAccount.privateKeyPem,
+  const { appId, api, serviceAccount, vapidPublicKey } = await configureMixedApp({
+    gatewayUrl: stack.gatewayUrls[0]!,
+    bootKey: stack.apiKey,
+    sim,
+    bundle,
+    name: "Chaos",
   });
-  const configure = async (body: Record<string, unknown>) => {
-    const res = await api("POST", `/v1/apps/${appId}/platform-config`, body);
-    expect(res.status, res.text).toBe(200);
-    return res.body;
-  };
-  await configure(apnsPlatformConfig(apns, bundle, "production"));
-  await configure({ platform: "android", fcm_service_account: JSON.parse(serviceAccount.json) });
-  const vapid = await configure({ platform: "web", vapid_subject: "mailto:ops@example.com" });
 
   const ios = await sim.createApnsDevices(bundle, share(0));
   const android = await sim.createFcmDevices(serviceAccount.projectId, share(1));
-  const web = await sim.createWebPushSubscriptions(vapid.vapid_public_key, share(2));
+  const web = await sim.createWebPushSubscriptions(vapidPublicKey, share(2));
   await seedDevices(opts.databaseUrl, stack.schemas["device-registry"]!, appId, [
     ...ios.map((t) => ({ platform: "ios", token: t.toLowerCase() })),
     ...android.map((t) => ({ platform: "android", token: t })),
