@@ -5,7 +5,7 @@ import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import { DeliveryBatchSchema, OutcomeKind, type DeliveryTarget } from "@herald/proto/delivery";
 import { describe, expect, it } from "vitest";
-import { BatchProcessor } from "./batch-processor.js";
+import { abortableSleep, BatchProcessor } from "./batch-processor.js";
 import { CredentialsCache } from "./credentials-cache.js";
 import { Limiter } from "./limiter.js";
 import { CredentialsError, type Provider, type SendResult } from "./provider.js";
@@ -50,8 +50,13 @@ function batch(ids: string[], extra: Partial<{ ttlSeconds: number; createdAt: Da
   });
 }
 
-function processor(provider: Provider<string>, fingerprint = "fp", opts: { inflight?: number } = {}) {
+function processor(
+  provider: Provider<string>,
+  fingerprint = "fp",
+  opts: { inflight?: number; sleep?: (ms: number, signal: AbortSignal) => Promise<void> } = {},
+) {
   const waits: number[] = [];
+  const sendLimiter = new Limiter(opts.inflight ?? 100);
   const cache = new CredentialsCache<string>(
     async () => {
       if (fingerprint === "missing") throw new ConnectError("not configured", Code.NotFound);
@@ -64,12 +69,12 @@ function processor(provider: Provider<string>, fingerprint = "fp", opts: { infli
   const p = new BatchProcessor<string>({
     provider,
     credentials: cache,
-    sendLimiter: new Limiter(opts.inflight ?? 100),
+    sendLimiter,
     policy: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 100, maxElapsedMs: 10_000 },
-    sleep: async (ms) => void waits.push(ms),
+    sleep: opts.sleep ?? (async (ms) => void waits.push(ms)),
     random: () => 0.5,
   });
-  return { p, waits };
+  return { p, waits, sendLimiter };
 }
 
 const kinds = (r: { outcomes: { deviceId: string; kind: OutcomeKind; reason: string; attempts: number }[] }) =>
@@ -163,4 +168,51 @@ describe("BatchProcessor", () => {
     abort.abort(new Error("stop"));
     await expect(processor(provider).p.process(batch(["d1"]), abort.signal)).rejects.toThrow("stop");
   });
+
+  it("shares the send slots between batches and gives every one back, retries included", async () => {
+    const ids = (prefix: string) => Array.from({ length: 30 }, (_, i) => `${prefix}${i}`);
+    const all = [...ids("a"), ...ids("b")];
+    const provider = scripted(
+      Object.fromEntries(
+        all.map((id, i) => [id, i % 3 ? [{ kind: "delivered" } as SendResult] : retryThenDelivered()]),
+      ),
+    );
+    const { p, sendLimiter } = processor(provider, "fp", { inflight: 3 });
+    const signal = new AbortController().signal;
+    const [a, b] = await Promise.all([p.process(batch(ids("a")), signal), p.process(batch(ids("b")), signal)]);
+    expect([...a.outcomes, ...b.outcomes].map((o) => OutcomeKind[o.kind])).toEqual(all.map(() => "DELIVERED"));
+    expect(provider.maxConcurrent).toBeLessThanOrEqual(3);
+    expect(provider.calls).toHaveLength(all.length + all.length / 3);
+    expect(sendLimiter.available).toBe(3);
+  });
+
+  it("stops mid-batch, while devices wait for a slot and others back off, and leaks no slot", async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `d${i}`);
+    const provider = scripted(Object.fromEntries(ids.map((id) => [id, retryThenDelivered()])));
+    const abort = new AbortController();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const { p, sendLimiter } = processor(provider, "fp", {
+        inflight: 2,
+        // A real back-off: the abort ends it.
+        sleep: (ms, signal) => abortableSleep(ms * 100, signal),
+      });
+      const run = p.process(batch(ids), abort.signal);
+      await new Promise((r) => setTimeout(r, 20));
+      abort.abort(new Error("stop"));
+      await expect(run).rejects.toThrow("stop");
+      await new Promise((r) => setTimeout(r, 20));
+      expect(provider.calls.length).toBeLessThan(ids.length);
+      expect(sendLimiter.available).toBe(2);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });
+
+function retryThenDelivered(): SendResult[] {
+  return [{ kind: "retry", reason: "503" }, { kind: "delivered" }];
+}

@@ -87,17 +87,32 @@ export class BatchProcessor<C> {
         invalidations: [],
       };
     }
-    const results = await Promise.all(
-      batch.targets.map((target): Promise<Delivered> => {
-        const payload = payloads.get(target.payloadIndex);
-        if (!payload)
-          return Promise.resolve({ outcome: outcome(target.deviceId, OutcomeKind.FAILED, "MissingPayload", 0) });
-        return this.deliver(batch, target, payload, creds.credentials, signal);
-      }),
-    );
+    // A device's send chain starts only once it holds a send slot: the process keeps about
+    // maxInFlight chains alive, not one per device of every batch it holds (8 × 500), so
+    // few objects outlive a young-generation collection.
+    const { sendLimiter } = this.deps;
+    const results: Promise<Delivered>[] = [];
+    for (const target of batch.targets) {
+      const payload = payloads.get(target.payloadIndex);
+      if (!payload) {
+        results.push(Promise.resolve({ outcome: outcome(target.deviceId, OutcomeKind.FAILED, "MissingPayload", 0) }));
+        continue;
+      }
+      if (!sendLimiter.tryAcquire()) await sendLimiter.acquire();
+      if (signal.aborted) {
+        sendLimiter.release();
+        break;
+      }
+      const delivered = this.deliver(batch, target, payload, creds.credentials, signal);
+      // Seen by Promise.all below; until then an abort's rejection must not count as unhandled.
+      delivered.catch(ignore);
+      results.push(delivered);
+    }
+    const settled = await Promise.all(results);
+    signal.throwIfAborted();
     return {
-      outcomes: results.map((r) => r.outcome),
-      invalidations: results.flatMap((r) => (r.invalidation ? [r.invalidation] : [])),
+      outcomes: settled.map((r) => r.outcome),
+      invalidations: settled.flatMap((r) => (r.invalidation ? [r.invalidation] : [])),
     };
   }
 
@@ -118,7 +133,14 @@ export class BatchProcessor<C> {
   ): Promise<Delivered> {
     const started = this.now();
     for (let attempt = 1; ; attempt++) {
-      signal.throwIfAborted();
+      // The first attempt runs on the slot process() took for it; a retry takes a new one.
+      if (attempt > 1) {
+        if (!this.deps.sendLimiter.tryAcquire()) await this.deps.sendLimiter.acquire();
+      }
+      if (signal.aborted) {
+        this.deps.sendLimiter.release();
+        signal.throwIfAborted();
+      }
       const result = await this.attempt(batch, target, payload, credentials, signal, attempt);
       switch (result.kind) {
         case "delivered":
@@ -157,7 +179,7 @@ export class BatchProcessor<C> {
     signal: AbortSignal,
     attempt: number,
   ): Promise<SendResult> {
-    await this.deps.sendLimiter.acquire();
+    // The caller holds a send slot; it is released here once the provider answered.
     const t0 = this.now();
     let result: SendResult;
     const sendCtx: SendContext<C> = { batch, payload, credentials, signal };
@@ -194,6 +216,8 @@ export class BatchProcessor<C> {
     return result;
   }
 }
+
+const ignore = (): void => undefined;
 
 function outcome(deviceId: string, kind: OutcomeKind, reason: string, attempts: number): Outcome {
   return create(OutcomeSchema, { deviceId, kind, reason: reasonText(reason), attempts });

@@ -16,11 +16,15 @@ export class Limiter {
     return this.size - this.active;
   }
 
+  /** Takes a place if one is free right now (no promise, no microtask): true when taken. */
+  tryAcquire(): boolean {
+    if (this.active >= this.size) return false;
+    this.active++;
+    return true;
+  }
+
   async acquire(): Promise<void> {
-    if (this.active < this.size) {
-      this.active++;
-      return;
-    }
+    if (this.tryAcquire()) return;
     await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 

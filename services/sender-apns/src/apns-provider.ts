@@ -8,6 +8,7 @@ import {
   recordProviderResponse,
   type Http2Client,
   type Http2Response,
+  type Http2Target,
   type Provider,
   type SendContext,
   type SendResult,
@@ -22,6 +23,8 @@ export interface ApnsCredentials {
   /** apns-topic: the app's bundle id. */
   topic: string;
   environment: ApnsEnvironment;
+  /** Where its requests go: the origin of its environment, one pool per (team, key). */
+  target: Http2Target;
 }
 
 export const APPLE_ORIGINS: Record<ApnsEnvironment, string> = {
@@ -79,7 +82,9 @@ export class ApnsProvider implements Provider<ApnsCredentials> {
     if (!topic) throw new CredentialsError("the APNs config has no topic (bundle id)");
     if (environment !== "production" && environment !== "sandbox")
       throw new CredentialsError(`unknown APNs environment "${environment}"`);
-    return { key: { teamId, keyId, privateKey, fingerprint: response.fingerprint }, topic, environment };
+    const key = { teamId, keyId, privateKey, fingerprint: response.fingerprint };
+    const target = { origin: this.deps.baseUrl ?? APPLE_ORIGINS[environment], group: keyIdentity(key) };
+    return { key, topic, environment, target };
   }
 
   async send(target: DeliveryTarget, ctx: SendContext<ApnsCredentials>): Promise<SendResult> {
@@ -87,13 +92,12 @@ export class ApnsProvider implements Provider<ApnsCredentials> {
     if (!isDeviceToken(target.pushToken)) return { kind: "bounced", reason: "BadDeviceToken" };
     const built = this.notification(ctx.batch, ctx.payload, ctx.credentials.topic);
     if (!built.ok) return { kind: "failed", reason: built.reason };
-    const { key, environment } = ctx.credentials;
-    const poolTarget = { origin: this.deps.baseUrl ?? APPLE_ORIGINS[environment], group: keyIdentity(key) };
+    const { key, target: poolTarget } = ctx.credentials;
     const { headers, body } = built.notification;
     let refreshedToken = false;
     let reconnected = false;
     for (;;) {
-      const token = await this.deps.tokens.get(key);
+      const token = this.deps.tokens.current(key) ?? (await this.deps.tokens.get(key));
       if (token.rejected) return { kind: "failed", reason: token.rejected };
       const res = await this.deps.pool.request(
         poolTarget,

@@ -37,6 +37,8 @@ export interface ProviderToken {
 
 interface Entry {
   jwt: string;
+  /** What current() hands out: one object per signature, not one per send. */
+  token: ProviderToken;
   issuedAt: number;
   rejected?: { reason: string; at: number };
 }
@@ -77,16 +79,17 @@ export class ProviderTokens {
   }
 
   async get(key: SigningKey): Promise<ProviderToken> {
-    const id = keyIdentity(key);
+    return this.current(key) ?? { jwt: (await this.signOnce(keyIdentity(key), key)).jwt };
+  }
+
+  /** The key's token when one is fresh, without waiting (the hot path of every send); else undefined. */
+  current(key: SigningKey): ProviderToken | undefined {
     const now = this.now();
-    const hit = this.entries.get(id);
-    if (hit && now - hit.issuedAt < this.refreshAfterMs) {
-      if (hit.rejected && now - hit.rejected.at < this.rejectionTtlMs)
-        return { jwt: hit.jwt, rejected: hit.rejected.reason };
-      return { jwt: hit.jwt };
-    }
-    const entry = await this.signOnce(id, key);
-    return { jwt: entry.jwt };
+    const hit = this.entries.get(keyIdentity(key));
+    if (!hit || now - hit.issuedAt >= this.refreshAfterMs) return undefined;
+    if (hit.rejected && now - hit.rejected.at < this.rejectionTtlMs)
+      return { jwt: hit.jwt, rejected: hit.rejected.reason };
+    return hit.token;
   }
 
   /**
@@ -116,7 +119,7 @@ export class ProviderTokens {
     const issuedAt = this.now();
     const signing = this.sign(key, Math.floor(issuedAt / 1000))
       .then((jwt) => {
-        const entry: Entry = { jwt, issuedAt };
+        const entry: Entry = { jwt, token: { jwt }, issuedAt };
         this.entries.delete(id);
         if (this.entries.size >= (this.opts.maxEntries ?? 10_000))
           this.entries.delete(this.entries.keys().next().value as string);
