@@ -230,7 +230,7 @@ const configs = {
     fcmRateLimitPerMinute: intOrNull(1, 100000000, "FCM_RATE_LIMIT_PER_MINUTE"),
     fcmRateWindowMs: intOrNull(100, 60000, "FCM_RATE_WINDOW_MS"),
   },
-  senderWebpush: { ...senderConfig },
+  senderWebpush: { ...senderConfig, encryptThreads: intOrNull(0, 64, "WEBPUSH_ENCRYPT_THREADS") },
 };
 
 const kinds = {

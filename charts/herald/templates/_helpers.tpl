@@ -203,6 +203,7 @@ senderFcm:
   fcmRateWindowMs: FCM_RATE_WINDOW_MS
 senderWebpush:
 {{ include "herald.senderConfigEnvNames" . | indent 2 }}
+  encryptThreads: WEBPUSH_ENCRYPT_THREADS
 {{- end -}}
 
 {{/*

@@ -11,34 +11,34 @@ function subscriber() {
 }
 
 describe("RFC 8291 encryption", () => {
-  it("decrypts with the reference implementation", async () => {
+  it("decrypts with the reference implementation", () => {
     const s = subscriber();
     const text = JSON.stringify({ title: "Hallo", body: "Grüße 👋", data: { a: 1 } });
-    const body = await encrypt(Buffer.from(text), s);
+    const body = encrypt(Buffer.from(text), s);
     const plain = ece.decrypt(body, { version: "aes128gcm", privateKey: s.ecdh, authSecret: s.authSecret });
     expect(plain.toString("utf8")).toBe(text);
   });
 
-  it("uses a fresh salt and key pair per message", async () => {
+  it("uses a fresh salt and key pair per message", () => {
     const s = subscriber();
-    const a = await encrypt(Buffer.from("same"), s);
-    const b = await encrypt(Buffer.from("same"), s);
+    const a = encrypt(Buffer.from("same"), s);
+    const b = encrypt(Buffer.from("same"), s);
     expect(a.subarray(0, 16).equals(b.subarray(0, 16))).toBe(false);
     expect(a.subarray(21, 86).equals(b.subarray(21, 86))).toBe(false);
   });
 
-  it("fits the largest plaintext in 4096 bytes and refuses one byte more", async () => {
+  it("fits the largest plaintext in 4096 bytes and refuses one byte more", () => {
     const s = subscriber();
-    const max = await encrypt(Buffer.alloc(MAX_PLAINTEXT, 0x61), s);
+    const max = encrypt(Buffer.alloc(MAX_PLAINTEXT, 0x61), s);
     expect(max.length).toBe(4096);
     expect(ece.decrypt(max, { version: "aes128gcm", privateKey: s.ecdh, authSecret: s.authSecret }).length).toBe(
       MAX_PLAINTEXT,
     );
-    await expect(encrypt(Buffer.alloc(MAX_PLAINTEXT + 1), s)).rejects.toThrow(PayloadTooLargeError);
+    expect(() => encrypt(Buffer.alloc(MAX_PLAINTEXT + 1), s)).toThrow(PayloadTooLargeError);
   });
 
-  it("refuses a subscription key that is not a P-256 point", async () => {
+  it("refuses a subscription key that is not a P-256 point", () => {
     const s = { ...subscriber(), publicKey: Buffer.alloc(65, 4) };
-    await expect(encrypt(Buffer.from("x"), s)).rejects.toBeInstanceOf(InvalidSubscriberKeyError);
+    expect(() => encrypt(Buffer.from("x"), s)).toThrow(InvalidSubscriberKeyError);
   });
 });

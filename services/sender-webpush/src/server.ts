@@ -1,6 +1,7 @@
 import type { Logger } from "@herald/runtime";
 import { startSender, type RunningSender } from "@herald/sender";
 import type { Config } from "./config.js";
+import { createEncryptor } from "./encryptor.js";
 import { PushTransport } from "./push-transport.js";
 import { VapidSigner } from "./vapid.js";
 import { WebPushProvider } from "./webpush-provider.js";
@@ -22,6 +23,7 @@ export function start(config: Config, deps: { log: Logger }): Promise<RunningSen
     }),
     new VapidSigner(),
     policy,
+    createEncryptor(config.encryptThreads),
   );
   return startSender(config, provider, deps);
 }

@@ -10,7 +10,8 @@ import {
   type SendContext,
   type SendResult,
 } from "@herald/sender";
-import { encrypt, InvalidSubscriberKeyError, PayloadTooLargeError } from "./ece.js";
+import { InvalidSubscriberKeyError, PayloadTooLargeError } from "./ece.js";
+import { type Encryptor, inlineEncryptor } from "./encryptor.js";
 import type { PushTransport, PushResponse } from "./push-transport.js";
 import type { VapidKeys, VapidSigner } from "./vapid.js";
 import { webPushPayload } from "./webpush-payload.js";
@@ -34,6 +35,7 @@ export class WebPushProvider implements Provider<VapidKeys> {
     private readonly transport: PushTransport,
     private readonly signer: VapidSigner,
     private readonly policy: EndpointPolicy,
+    private readonly encryptor: Encryptor = inlineEncryptor,
   ) {}
 
   prepareCredentials(response: GetSendCredentialsResponse): VapidKeys {
@@ -56,7 +58,7 @@ export class WebPushProvider implements Provider<VapidKeys> {
     const plaintext = this.plaintext(batch, payload);
     let body: Buffer;
     try {
-      body = await encrypt(plaintext, { publicKey: sub.p256dh, authSecret: sub.auth });
+      body = await this.encryptor.encrypt(plaintext, { publicKey: sub.p256dh, authSecret: sub.auth });
     } catch (err) {
       if (err instanceof PayloadTooLargeError) return { kind: "failed", reason: "PayloadTooLarge" };
       if (err instanceof InvalidSubscriberKeyError) return { kind: "failed", reason: "InvalidSubscription" };
@@ -88,8 +90,8 @@ export class WebPushProvider implements Provider<VapidKeys> {
     return result;
   }
 
-  close(): Promise<void> {
-    return this.transport.close();
+  async close(): Promise<void> {
+    await Promise.all([this.transport.close(), this.encryptor.close()]);
   }
 
   private plaintext(batch: DeliveryBatch, payload: RenderedPayload): Buffer {

@@ -1,0 +1,77 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Coalescer, type ItemResult } from "@herald/runtime";
+import { Piscina } from "piscina";
+import { encrypt, InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError, type Subscriber } from "./ece.js";
+import type { EncryptAnswer, EncryptJob } from "./encryption-worker.js";
+
+/** RFC 8291 encryption of one message for one subscription. */
+export interface Encryptor {
+  encrypt(plaintext: Buffer, to: Subscriber): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+/** Encrypts on the calling thread (WEBPUSH_ENCRYPT_THREADS=0, and tests). */
+export const inlineEncryptor: Encryptor = {
+  encrypt: async (plaintext, to) => encrypt(plaintext, to),
+  close: async () => undefined,
+};
+
+/** Messages per hand-over to a worker: one structured clone and one wake-up for many. */
+const MAX_BATCH = 32;
+
+/**
+ * Encrypts on worker threads (piscina): a message costs some 150 µs of CPU (a P-256 key
+ * pair and a key agreement per message, RFC 8291), several times what sending it costs,
+ * so the event loop only hands messages over and sends, and every core encrypts.
+ * Concurrent calls leave in batches (the runtime's Coalescer); each thread has one batch
+ * running and one waiting, and calls beyond that wait in a bounded queue (the sender's
+ * in-flight limit bounds them anyway).
+ */
+export class WorkerEncryptor implements Encryptor {
+  private readonly pool: Piscina;
+  private readonly batches: Coalescer<EncryptJob, Buffer>;
+
+  constructor(threads: number) {
+    // The worker is this folder's encryption-worker module: .ts under tsx, .js when built.
+    const here = fileURLToPath(import.meta.url);
+    const source = path.extname(here) === ".ts";
+    this.pool = new Piscina({
+      filename: path.join(path.dirname(here), `encryption-worker${path.extname(here)}`),
+      // Sources load through tsx, as dev mode runs them (a test runner's process may not have it).
+      execArgv: source && !process.execArgv.includes("tsx") ? [...process.execArgv, "--import", "tsx"] : undefined,
+      // Threads start with the first messages and leave after a minute without any: a
+      // replica that sends no web push keeps no isolates (some 10 MB each).
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+    });
+    this.batches = new Coalescer((jobs) => this.run(jobs), { maxBatch: MAX_BATCH, maxInFlight: threads * 2 });
+  }
+
+  encrypt(plaintext: Buffer, to: Subscriber): Promise<Buffer> {
+    // Checked here too: an oversized message never costs a clone.
+    if (plaintext.length > MAX_PLAINTEXT) return Promise.reject(new PayloadTooLargeError(plaintext.length));
+    return this.batches.submit({ plaintext, publicKey: to.publicKey, authSecret: to.authSecret });
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+
+  private async run(jobs: EncryptJob[]): Promise<ItemResult<Buffer>[]> {
+    const answers = (await this.pool.run(jobs)) as EncryptAnswer[];
+    return answers.map((a): ItemResult<Buffer> => {
+      if ("body" in a) return { ok: true, value: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength) };
+      return {
+        ok: false,
+        error: a.error === "PayloadTooLarge" ? new PayloadTooLargeError(0) : new InvalidSubscriberKeyError(),
+      };
+    });
+  }
+}
+
+/** WorkerEncryptor with `threads` threads; inline when 0. */
+export function createEncryptor(threads: number): Encryptor {
+  return threads > 0 ? new WorkerEncryptor(threads) : inlineEncryptor;
+}
