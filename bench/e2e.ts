@@ -9,7 +9,7 @@ import { freePort, restClient } from "../test/support/stack.js";
 import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
 import { runPeerChild } from "./peer-child.js";
-import { cpuSeconds, peakRss } from "./proc-stats.js";
+import { cpuOfNamed, cpuSeconds, INFRA_PROCESSES, peakRss } from "./proc-stats.js";
 
 // End to end: campaigns from `POST /v1/push/send` to `completed`, delivered to a lean
 // sink of all three push services in its own process (bench/push-sink.ts). Parts:
@@ -71,6 +71,11 @@ interface Run {
   duplicates: number;
   cpuSeconds: Record<string, number>;
   cpuPer10k: number;
+  /** NATS, PostgreSQL and Redis (the machine's shared servers) over the run. */
+  infraCpuPer10k: number;
+  /** The push sink over the run. */
+  sinkCpuPer10k: number;
+  sinkRssMb: number;
   peakRssMb: Record<string, number>;
   spanBytes: number;
 }
@@ -293,6 +298,7 @@ export async function e2e(ctx: E2eContext): Promise<void> {
 async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: string): Promise<Run> {
   await fetch(`${sink.admin}/reset`, { method: "POST" });
   const key = makeApnsKey();
+  const watch = watchAround(sink);
   let t0 = 0;
   const done = await runPeerChild(
     "bench/peer-apns.ts",
@@ -319,6 +325,7 @@ async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: st
     throw new Error(`node-apn sent ${done.ok} of ${variant.devices}: ${done.firstError}`);
   const counted = (await (await fetch(`${sink.admin}/count`)).json()) as SinkCount;
   return {
+    ...watch.stop(variant.devices),
     part: variant.part,
     variant: variant.name,
     round,
@@ -336,6 +343,23 @@ async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: st
   };
 }
 
+/** What a run costs outside the measured side: the shared servers' CPU and the sink's CPU and memory. */
+function watchAround(sink: Sink) {
+  const infra = cpuOfNamed(INFRA_PROCESSES);
+  const sinkPid = sink.child.pid!;
+  const sinkCpu0 = cpuSeconds(sinkPid);
+  const sinkRss = peakRss({ sink: sinkPid });
+  return {
+    stop(devices: number) {
+      return {
+        infraCpuPer10k: (infra.stop() / devices) * 10_000,
+        sinkCpuPer10k: ((cpuSeconds(sinkPid) - sinkCpu0) / devices) * 10_000,
+        sinkRssMb: sinkRss.stop().sink ?? 0,
+      };
+    },
+  };
+}
+
 async function runCampaign(
   stack: BuiltStack,
   api: ReturnType<typeof restClient>,
@@ -350,6 +374,7 @@ async function runCampaign(
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
   const bytes0 = otlp.bytes();
   const rss = peakRss(pids);
+  const watch = watchAround(sink);
   const t0 = Date.now();
   const res = await api("POST", "/v1/push/send", {
     app_id: appId,
@@ -385,6 +410,7 @@ async function runCampaign(
   const cpu = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid) - cpu0[n]!]));
   const total = Object.values(cpu).reduce((a, b) => a + b, 0);
   return {
+    ...watch.stop(variant.devices),
     part: variant.part,
     variant: variant.name,
     round,
@@ -413,6 +439,11 @@ interface Row {
   p99Ms: number;
   duplicates: number;
   cpuPer10k: number;
+  /** Per process. */
+  cpuPer10kBy: Record<string, number>;
+  infraCpuPer10k: number;
+  sinkCpuPer10k: number;
+  sinkRssMb: number;
   spanKbPer10k: number;
   peakRssMb: Record<string, number>;
 }
@@ -435,6 +466,12 @@ function report(chosen: Variant[], runs: Run[]) {
       p99Ms: median(rs.map((r) => r.p99Ms)),
       duplicates: Math.max(...rs.map((r) => r.duplicates)),
       cpuPer10k: median(rs.map((r) => r.cpuPer10k)),
+      cpuPer10kBy: Object.fromEntries(
+        processes.map((p) => [p, median(rs.map((r) => ((r.cpuSeconds[p] ?? 0) / v.devices) * 10_000))]),
+      ),
+      infraCpuPer10k: median(rs.map((r) => r.infraCpuPer10k)),
+      sinkCpuPer10k: median(rs.map((r) => r.sinkCpuPer10k)),
+      sinkRssMb: Math.max(...rs.map((r) => r.sinkRssMb)),
       spanKbPer10k: median(rs.map((r) => (r.spanBytes / v.devices) * 10)),
       peakRssMb: Object.fromEntries(processes.map((p) => [p, Math.max(...rs.map((r) => r.peakRssMb[p] ?? 0))])),
     };
@@ -445,14 +482,17 @@ function report(chosen: Variant[], runs: Run[]) {
     `Built processes (${ROLES.join(", ")}) on Node ${process.version}, a lean sink of all three push services ` +
       `in its own process (bench/push-sink.ts), ${ROUNDS} interleaved round(s), medians, ${os.cpus().length} cores. ` +
       "Latencies are from the POST to the sink's receipt of a notification: the first, the median and the 99th percentile. " +
-      "CPU is that of the Herald processes; peak RSS is the sum of the Herald processes' peaks (the sink excluded).",
+      "CPU is that of the Herald processes (node-apn's process on its row); infra CPU that of NATS, PostgreSQL and " +
+      "Redis over the same time; sink CPU the push sink's. Peak RSS is the sum of the Herald processes' peaks; " +
+      "with the sink, that sum plus the sink's peak (the sink stands in for the simulator).",
     "",
-    "| part | audience | notifications/s | seconds | first delivery ms | p50 ms | p99 ms | CPU s per 10k | peak RSS MB | duplicates |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| part | audience | notifications/s | seconds | first delivery ms | p50 ms | p99 ms | CPU s per 10k | infra CPU s per 10k | sink CPU s per 10k | peak RSS MB | with the sink | duplicates |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (r) =>
         `| ${r.part} | ${r.variant} | ${Math.round(r.perSecond)} | ${r.seconds.toFixed(1)} | ${Math.round(r.firstDeliveryMs)} | ` +
-        `${Math.round(r.p50Ms)} | ${Math.round(r.p99Ms)} | ${r.cpuPer10k.toFixed(2)} | ${totalRss(r)} | ${r.duplicates} |`,
+        `${Math.round(r.p50Ms)} | ${Math.round(r.p99Ms)} | ${r.cpuPer10k.toFixed(2)} | ${r.infraCpuPer10k.toFixed(2)} | ` +
+        `${r.sinkCpuPer10k.toFixed(2)} | ${totalRss(r)} | ${totalRss(r) + Math.round(r.sinkRssMb)} | ${r.duplicates} |`,
     ),
   ];
   const processes = [...new Set(rows.flatMap((r) => Object.keys(r.peakRssMb)))];
@@ -485,6 +525,20 @@ function report(chosen: Variant[], runs: Run[]) {
       `Herald end to end (iOS, ${DEVICES.toLocaleString("en")}) ÷ @parse/node-apn sending directly: ` +
         `× ${(iosRow.perSecond / peer.perSecond).toFixed(2)} notifications/s (target ≥ 1.0), ` +
         `CPU per 10k × ${(iosRow.cpuPer10k / peer.cpuPer10k).toFixed(2)}.`,
+    );
+    // The pipeline's CPU that no sender can save: every Herald process but the senders, and the shared servers.
+    const senders = Object.keys(iosRow.cpuPer10kBy).filter((n) => n.startsWith("sender-"));
+    const senderPer10k = senders.reduce((n, name) => n + (iosRow.cpuPer10kBy[name] ?? 0), 0);
+    const rest = iosRow.cpuPer10k - senderPer10k + iosRow.infraCpuPer10k;
+    const cores = os.cpus().length;
+    const ceiling = (cores * 10_000) / (rest + iosRow.sinkCpuPer10k);
+    lines.push(
+      "",
+      `What a faster sender could reach: per 10k notifications the rest of the pipeline (gateway, campaign, registry, ` +
+        `credential, NATS, PostgreSQL, Redis) spends ${rest.toFixed(2)} CPU s and the sink ${iosRow.sinkCpuPer10k.toFixed(2)} s; ` +
+        `with a sender that cost nothing, ${cores} cores would carry at most ${Math.round(ceiling)}/s ` +
+        `(× ${(ceiling / peer.perSecond).toFixed(2)} node-apn direct, which needs ${peer.cpuPer10k.toFixed(2)} s of its own ` +
+        `and ${peer.sinkCpuPer10k.toFixed(2)} s of the sink's).`,
     );
   }
   const two = rows.find((r) => r.part === "replicas");

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 // CPU time and memory of a process from /proc (Linux): what `time` and `ps` would say,
 // read without disturbing it.
@@ -38,3 +38,44 @@ export function peakRss(pids: Record<string, number>, everyMs = 100): { stop(): 
     },
   };
 }
+
+/** Pids of the processes whose command name (/proc/<pid>/comm) is one of `names`. */
+export function pidsNamed(names: readonly string[]): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (names.includes(readFileSync(`/proc/${entry}/comm`, "utf8").trim())) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
+
+/**
+ * CPU seconds a group of processes found by name spends from now until stop(): the
+ * shared servers (NATS, PostgreSQL with a backend per connection, Redis). A process
+ * that starts meanwhile counts whole; one that ends meanwhile is lost (pools keep their
+ * connections, so backends live through a run).
+ */
+export function cpuOfNamed(names: readonly string[]): { stop(): number } {
+  const before = new Map<number, number>();
+  for (const pid of pidsNamed(names)) {
+    try {
+      before.set(pid, cpuSeconds(pid));
+    } catch {}
+  }
+  return {
+    stop() {
+      let total = 0;
+      for (const pid of pidsNamed(names)) {
+        try {
+          total += cpuSeconds(pid) - (before.get(pid) ?? 0);
+        } catch {}
+      }
+      return total;
+    },
+  };
+}
+
+/** The machine's shared servers Herald uses. */
+export const INFRA_PROCESSES = ["nats-server", "postgres", "redis-server"] as const;
