@@ -18,14 +18,16 @@ import { cpuOfNamed, cpuSeconds, INFRA_PROCESSES, peakRss } from "./proc-stats.j
 //   cost per notification and peak RSS should stay flat;
 // - replicas: iOS with one vs two sender-apns replicas;
 // - tracing: iOS at --tracing-devices (50,000) with tracing off, on but not sampled, and
-//   every span exported.
+//   every span exported;
+// - memory: iOS at --tracing-devices delivered to the provider simulator (the memory target
+//   counts the stack with the simulator).
 // --parts platforms,scale,replicas,tracing picks some; --only <text> filters the variants.
 
 const DEVICES = option("devices", QUICK ? 5_000 : 100_000);
 const LARGE = option("large", QUICK ? 0 : 1_000_000);
 const LARGE_ROUNDS = option("large-rounds", 1);
 const TRACING_DEVICES = option("tracing-devices", QUICK ? 5_000 : 50_000);
-const PARTS = text("parts", "platforms,scale,replicas,tracing").split(",");
+const PARTS = text("parts", "platforms,scale,replicas,tracing,memory").split(",");
 const ONLY = text("only", "");
 export const ROLES = [
   "credential",
@@ -56,6 +58,8 @@ interface Variant {
   replicas?: Record<string, number>;
   /** Not Herald: @parse/node-apn sending the same number of notifications straight to the sink. */
   peer?: boolean;
+  /** Delivered to the provider simulator instead of the sink: the stack as dev mode runs it, for its memory. */
+  simulator?: boolean;
 }
 
 interface Run {
@@ -143,7 +147,76 @@ function variants(): Variant[] {
       },
     );
   }
+  if (PARTS.includes("memory")) {
+    const n = TRACING_DEVICES.toLocaleString("en");
+    all.push({
+      part: "memory",
+      name: `ios ${n}, provider simulator`,
+      mix: "ios",
+      devices: TRACING_DEVICES,
+      simulator: true,
+    });
+  }
   return all.filter((v) => v.name.includes(ONLY));
+}
+
+/** Where a campaign's notifications arrive: the sink, or the provider simulator (which reports no arrival times). */
+interface Receiver {
+  pid: number;
+  reset(): Promise<void>;
+  count(): Promise<SinkCount | undefined>;
+}
+
+const sinkReceiver = (sink: Sink): Receiver => ({
+  pid: sink.child.pid!,
+  reset: async () => void (await fetch(`${sink.admin}/reset`, { method: "POST" })),
+  count: async () => (await (await fetch(`${sink.admin}/count`)).json()) as SinkCount,
+});
+
+/** services/provider-sim as dev mode runs it (sources under tsx), on free ports, faults off. */
+interface Simulator {
+  url: string;
+  child: ChildProcess;
+  receiver: Receiver;
+  /** Makes the simulator know an APNs key (it refuses tokens signed by keys it does not know). */
+  trust(key: ReturnType<typeof makeApnsKey>, bundle: string): Promise<void>;
+}
+
+async function startSimulator(): Promise<Simulator> {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, "services/provider-sim/src/main.ts"], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), ADMIN_PORT: String(adminPort), SIM_SEED: "1", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const admin = `http://127.0.0.1:${adminPort}`;
+  for (let i = 0; i < 200; i++) {
+    if (
+      await fetch(`${admin}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    ) {
+      const receiver: Receiver = {
+        pid: child.pid!,
+        reset: async () => void (await fetch(`${admin}/admin/deliveries`, { method: "DELETE" })),
+        count: async () => undefined,
+      };
+      const trust = async (key: ReturnType<typeof makeApnsKey>, bundle: string) => {
+        const body = { team_id: key.teamId, key_id: key.keyId, p8: key.p8, topics: [bundle] };
+        const res = await fetch(`${admin}/admin/apns/keys`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        if (!res.ok) throw new Error(`simulator key: ${res.status} ${await res.text()}`);
+      };
+      return { url: `https://127.0.0.1:${port}`, child, receiver, trust };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill("SIGKILL");
+  throw new Error("the provider simulator did not start");
 }
 
 export async function startSink(): Promise<Sink> {
@@ -210,8 +283,13 @@ export async function seedDevices(databaseUrl: string, appId: string, mix: Mix, 
   await client.end();
 }
 
-/** An app with the platforms of `mix` configured (credentials the sink accepts). */
-export async function createApp(api: ReturnType<typeof restClient>, mix: Mix, devices: number): Promise<string> {
+/** An app with the platforms of `mix` configured (credentials the sink accepts; the simulator once it trusts the key). */
+export async function createApp(
+  api: ReturnType<typeof restClient>,
+  mix: Mix,
+  devices: number,
+  trust?: Simulator["trust"],
+): Promise<string> {
   const bundle = `com.example.bench.${mix}${devices}`;
   const app = await api("POST", "/v1/apps", { name: `Bench ${mix} ${devices}`, platform: "ios", bundle_id: bundle });
   if (app.status !== 201) throw new Error(`create app: ${app.text}`);
@@ -221,7 +299,9 @@ export async function createApp(api: ReturnType<typeof restClient>, mix: Mix, de
     if (res.status !== 200) throw new Error(`platform config: ${res.text}`);
   };
   if (mix === "ios" || mix === "mixed") {
-    await configure(apnsPlatformConfig(makeApnsKey(), bundle, "production"));
+    const key = makeApnsKey();
+    await trust?.(key, bundle);
+    await configure(apnsPlatformConfig(key, bundle, "production"));
   }
   if (mix === "android" || mix === "mixed") {
     const account = makeServiceAccount({ tokenUri: "https://oauth2.googleapis.com/token" });
@@ -257,23 +337,28 @@ export async function e2e(ctx: E2eContext): Promise<void> {
           console.log(`  round ${round + 1} ${variant.name.padEnd(42)} ${Math.round(run.perSecond)}/s`);
           continue;
         }
+        const sim = variant.simulator ? await startSimulator() : undefined;
         const stack = await startBuiltStack({
           releaseDir: ctx.releaseDir,
           roles: [...ROLES],
-          providers,
+          providers: sim ? { ...providers, APNS_URL: sim.url } : providers,
           env: { ...env, ...variant.env?.(ctx.otlp.url) },
           ...(variant.replicas ? { replicas: variant.replicas } : {}),
+        }).catch((err: unknown) => {
+          sim?.child.kill("SIGTERM");
+          throw err;
         });
         try {
           const api = restClient(stack.gatewayUrl, ctx.apiKey);
-          const audience = `${variant.mix}:${variant.devices}`;
+          const audience = `${variant.mix}:${variant.devices}${sim ? ":simulator" : ""}`;
           let appId = apps.get(audience);
           if (!appId) {
-            appId = await createApp(api, variant.mix, variant.devices);
+            appId = await createApp(api, variant.mix, variant.devices, sim?.trust);
             await seedDevices(ctx.databaseUrl, appId, variant.mix, variant.devices, sink.port);
             apps.set(audience, appId);
           }
-          const run = await runCampaign(stack, api, appId, sink, ctx.otlp, variant, round);
+          const receiver = sim ? sim.receiver : sinkReceiver(sink);
+          const run = await runCampaign(stack, api, appId, receiver, ctx.otlp, variant, round);
           runs.push(run);
           console.log(
             `  round ${round + 1} ${variant.name.padEnd(42)} ${Math.round(run.perSecond)}/s, ` +
@@ -282,6 +367,7 @@ export async function e2e(ctx: E2eContext): Promise<void> {
           );
         } finally {
           await stack.stop();
+          sim?.child.kill("SIGTERM");
         }
       }
     }
@@ -296,9 +382,10 @@ export async function e2e(ctx: E2eContext): Promise<void> {
  * notifications straight to the same sink, 256 in flight (SENDER_MAX_IN_FLIGHT's default).
  */
 async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: string): Promise<Run> {
-  await fetch(`${sink.admin}/reset`, { method: "POST" });
+  const receiver = sinkReceiver(sink);
+  await receiver.reset();
   const key = makeApnsKey();
-  const watch = watchAround(sink);
+  const watch = watchAround(receiver);
   let t0 = 0;
   const done = await runPeerChild(
     "bench/peer-apns.ts",
@@ -323,7 +410,7 @@ async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: st
   );
   if (done.ok !== variant.devices)
     throw new Error(`node-apn sent ${done.ok} of ${variant.devices}: ${done.firstError}`);
-  const counted = (await (await fetch(`${sink.admin}/count`)).json()) as SinkCount;
+  const counted = (await receiver.count())!;
   return {
     ...watch.stop(variant.devices),
     part: variant.part,
@@ -343,10 +430,10 @@ async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: st
   };
 }
 
-/** What a run costs outside the measured side: the shared servers' CPU and the sink's CPU and memory. */
-function watchAround(sink: Sink) {
+/** What a run costs outside the measured side: the shared servers' CPU and the receiver's CPU and memory. */
+function watchAround(receiver: Receiver) {
   const infra = cpuOfNamed(INFRA_PROCESSES);
-  const sinkPid = sink.child.pid!;
+  const sinkPid = receiver.pid;
   const sinkCpu0 = cpuSeconds(sinkPid);
   const sinkRss = peakRss({ sink: sinkPid });
   return {
@@ -364,17 +451,17 @@ async function runCampaign(
   stack: BuiltStack,
   api: ReturnType<typeof restClient>,
   appId: string,
-  sink: Sink,
+  receiver: Receiver,
   otlp: E2eContext["otlp"],
   variant: Variant,
   round: number,
 ): Promise<Run> {
-  await fetch(`${sink.admin}/reset`, { method: "POST" });
+  await receiver.reset();
   const pids = stack.pids();
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
   const bytes0 = otlp.bytes();
   const rss = peakRss(pids);
-  const watch = watchAround(sink);
+  const watch = watchAround(receiver);
   const t0 = Date.now();
   const res = await api("POST", "/v1/push/send", {
     app_id: appId,
@@ -404,7 +491,13 @@ async function runCampaign(
   }
   const seconds = (Date.now() - t0) / 1000;
   const peaks = rss.stop();
-  const counted = (await (await fetch(`${sink.admin}/count`)).json()) as SinkCount;
+  // The simulator reports no arrival times: its row has no latencies (NaN) and relies on the campaign's count.
+  const counted = (await receiver.count()) ?? {
+    count: variant.devices,
+    firstAt: Number.NaN,
+    p50At: Number.NaN,
+    p99At: Number.NaN,
+  };
   // Let the batch span processors flush before the bytes are read.
   if (variant.name.includes("100 %")) await new Promise((r) => setTimeout(r, 6_000));
   const cpu = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid) - cpu0[n]!]));
@@ -449,6 +542,7 @@ interface Row {
 }
 
 const rss = (r: Row, names: readonly string[]) => names.map((n) => Math.round(r.peakRssMb[n] ?? 0));
+const ms = (v: number) => (Number.isNaN(v) ? "—" : String(Math.round(v)));
 const totalRss = (r: Row) => Math.round(Object.values(r.peakRssMb).reduce((a, b) => a + b, 0));
 
 function report(chosen: Variant[], runs: Run[]) {
@@ -483,15 +577,16 @@ function report(chosen: Variant[], runs: Run[]) {
       `in its own process (bench/push-sink.ts), ${ROUNDS} interleaved round(s), medians, ${os.cpus().length} cores. ` +
       "Latencies are from the POST to the sink's receipt of a notification: the first, the median and the 99th percentile. " +
       "CPU is that of the Herald processes (node-apn's process on its row); infra CPU that of NATS, PostgreSQL and " +
-      "Redis over the same time; sink CPU the push sink's. Peak RSS is the sum of the Herald processes' peaks; " +
-      "with the sink, that sum plus the sink's peak (the sink stands in for the simulator).",
+      "Redis over the same time; receiver CPU that of the push sink (of the provider simulator on the memory row, " +
+      "which reports no arrival times). Peak RSS is the sum of the Herald processes' peaks; with the receiver, " +
+      "that sum plus the sink's or the simulator's peak.",
     "",
-    "| part | audience | notifications/s | seconds | first delivery ms | p50 ms | p99 ms | CPU s per 10k | infra CPU s per 10k | sink CPU s per 10k | peak RSS MB | with the sink | duplicates |",
+    "| part | audience | notifications/s | seconds | first delivery ms | p50 ms | p99 ms | CPU s per 10k | infra CPU s per 10k | receiver CPU s per 10k | peak RSS MB | with the receiver | duplicates |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (r) =>
-        `| ${r.part} | ${r.variant} | ${Math.round(r.perSecond)} | ${r.seconds.toFixed(1)} | ${Math.round(r.firstDeliveryMs)} | ` +
-        `${Math.round(r.p50Ms)} | ${Math.round(r.p99Ms)} | ${r.cpuPer10k.toFixed(2)} | ${r.infraCpuPer10k.toFixed(2)} | ` +
+        `| ${r.part} | ${r.variant} | ${Math.round(r.perSecond)} | ${r.seconds.toFixed(1)} | ${ms(r.firstDeliveryMs)} | ` +
+        `${ms(r.p50Ms)} | ${ms(r.p99Ms)} | ${r.cpuPer10k.toFixed(2)} | ${r.infraCpuPer10k.toFixed(2)} | ` +
         `${r.sinkCpuPer10k.toFixed(2)} | ${totalRss(r)} | ${totalRss(r) + Math.round(r.sinkRssMb)} | ${r.duplicates} |`,
     ),
   ];
@@ -539,6 +634,15 @@ function report(chosen: Variant[], runs: Run[]) {
         `with a sender that cost nothing, ${cores} cores would carry at most ${Math.round(ceiling)}/s ` +
         `(× ${(ceiling / peer.perSecond).toFixed(2)} node-apn direct, which needs ${peer.cpuPer10k.toFixed(2)} s of its own ` +
         `and ${peer.sinkCpuPer10k.toFixed(2)} s of the sink's).`,
+    );
+  }
+  const memory = rows.find((r) => r.part === "memory");
+  if (memory) {
+    lines.push(
+      "",
+      `Whole stack during the ${memory.devices.toLocaleString("en")}-device iOS campaign, provider simulator included: ` +
+        `${totalRss(memory) + Math.round(memory.sinkRssMb)} MB peak RSS (target ≤ 900 MB): the seven Herald ` +
+        `processes ${totalRss(memory)} MB, the simulator ${Math.round(memory.sinkRssMb)} MB.`,
     );
   }
   const two = rows.find((r) => r.part === "replicas");
