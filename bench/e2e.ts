@@ -290,7 +290,8 @@ export async function createApp(
   devices: number,
   trust?: Simulator["trust"],
 ): Promise<string> {
-  const bundle = `com.example.bench.${mix}${devices}`;
+  // One app per audience and receiver: the simulator's app has a bundle of its own.
+  const bundle = `com.example.bench.${mix}${devices}${trust ? ".simulator" : ""}`;
   const app = await api("POST", "/v1/apps", { name: `Bench ${mix} ${devices}`, platform: "ios", bundle_id: bundle });
   if (app.status !== 201) throw new Error(`create app: ${app.text}`);
   const appId = app.body.id as string;
