@@ -324,6 +324,7 @@ export async function e2e(ctx: E2eContext): Promise<void> {
   /** One app per audience (mix and size), created and seeded on first use. */
   const apps = new Map<string, string>();
   const runs: Run[] = [];
+  let simulator: Simulator | undefined;
   console.log(`e2e: ${chosen.length} variant(s), ${ROUNDS} round(s)`);
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -338,16 +339,15 @@ export async function e2e(ctx: E2eContext): Promise<void> {
           console.log(`  round ${round + 1} ${variant.name.padEnd(42)} ${Math.round(run.perSecond)}/s`);
           continue;
         }
-        const sim = variant.simulator ? await startSimulator() : undefined;
+        // One simulator for every round, as one sink: the apps' keys are trusted once.
+        if (variant.simulator) simulator ??= await startSimulator();
+        const sim = variant.simulator ? simulator : undefined;
         const stack = await startBuiltStack({
           releaseDir: ctx.releaseDir,
           roles: [...ROLES],
           providers: sim ? { ...providers, APNS_URL: sim.url } : providers,
           env: { ...env, ...variant.env?.(ctx.otlp.url) },
           ...(variant.replicas ? { replicas: variant.replicas } : {}),
-        }).catch((err: unknown) => {
-          sim?.child.kill("SIGTERM");
-          throw err;
         });
         try {
           const api = restClient(stack.gatewayUrl, ctx.apiKey);
@@ -363,18 +363,18 @@ export async function e2e(ctx: E2eContext): Promise<void> {
           runs.push(run);
           console.log(
             `  round ${round + 1} ${variant.name.padEnd(42)} ${Math.round(run.perSecond)}/s, ` +
-              `CPU ${run.cpuPer10k.toFixed(2)} s per 10k, first ${run.firstDeliveryMs} ms, ` +
-              `p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms`,
+              `CPU ${run.cpuPer10k.toFixed(2)} s per 10k, first ${ms(run.firstDeliveryMs)} ms, ` +
+              `p50 ${ms(run.p50Ms)} ms, p99 ${ms(run.p99Ms)} ms`,
           );
         } finally {
           await stack.stop();
-          sim?.child.kill("SIGTERM");
         }
       }
     }
     report(chosen, runs);
   } finally {
     sink.child.kill("SIGTERM");
+    simulator?.child.kill("SIGTERM");
   }
 }
 
