@@ -13,6 +13,9 @@ import {
   type Provider,
   type RetryPolicy,
 } from "@herald/sender";
+import fc from "fast-check";
+import { expect } from "vitest";
+import { fuzzParams } from "./fuzz-settings.js";
 
 /**
  * What the senders' fuzz suites share: a batch processor around a real provider (the
@@ -141,5 +144,61 @@ export class ProviderFigures {
       const kind = OutcomeKind[o.kind] ?? String(o.kind);
       this.outcomes[kind] = (this.outcomes[kind] ?? 0) + 1;
     }
+  }
+}
+
+/** One example of a sender's property: the provider under test and the pool whose work must drain. */
+export interface ProviderExample<C> {
+  provider: Provider<C>;
+  pool: { stats(): { streams: number; queued: number } };
+  /** The suite's own checks once the batch is done. */
+  check?: () => void;
+  /** Frees what the provider does not own, after it closed. */
+  close?: () => void;
+}
+
+/**
+ * Runs one example: a batch of `tokens` through the framework with a fresh provider;
+ * every device gets exactly one valid outcome, the pool drains, the provider closes.
+ */
+export async function runExample<C>(
+  example: ProviderExample<C>,
+  batch: { platform: Platform; credentials: GetSendCredentialsResponse; tokens: string[]; dataJson: string },
+  figures: ProviderFigures,
+): Promise<void> {
+  const { provider, pool } = example;
+  try {
+    const sent = fuzzBatch(batch.platform, batch.tokens, batch.dataJson);
+    const result = await processWithin(fuzzProcessor(provider, batch.platform, batch.credentials), sent);
+    figures.count(result);
+    expect(outcomeProblems(sent, result)).toEqual([]);
+    example.check?.();
+    await settles(() => pool.stats().streams === 0 && pool.stats().queued === 0, "the pool");
+  } finally {
+    await provider.close();
+    example.close?.();
+  }
+}
+
+/**
+ * Checks a sender's property with the suites' settings (seed, scale, first failure ends
+ * the run); an example also fails on any unhandled rejection or uncaught exception.
+ */
+export async function assertProperty<T>(
+  arbitrary: fc.Arbitrary<T>,
+  example: (value: T) => Promise<void>,
+  runs = 25,
+): Promise<void> {
+  const crashes = watchProcess();
+  try {
+    await fc.assert(
+      fc.asyncProperty(arbitrary, async (value) => {
+        await example(value);
+        expect(crashes.errors).toEqual([]);
+      }),
+      { ...fuzzParams(runs), endOnFailure: true },
+    );
+  } finally {
+    crashes.stop();
   }
 }

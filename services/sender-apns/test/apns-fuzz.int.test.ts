@@ -3,20 +3,12 @@ import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import { Http2Pool } from "@herald/sender";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { makeApnsKey } from "../../../test/support/credential-fixtures.js";
-import { fuzzParams, fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
+import { fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
 import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
 import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
-import {
-  fuzzBatch,
-  fuzzProcessor,
-  outcomeProblems,
-  processWithin,
-  ProviderFigures,
-  settles,
-  watchProcess,
-} from "../../../test/support/provider-fuzz.js";
+import { assertProperty, ProviderFigures, runExample } from "../../../test/support/provider-fuzz.js";
 import { ApnsProvider, tokenAccepted } from "../src/apns-provider.js";
 import { ProviderTokens } from "../src/provider-token.js";
 
@@ -89,41 +81,24 @@ afterAll(async () => {
 
 describe("APNs sender against a misbehaving APNs", () => {
   it("gives every device exactly one outcome, whatever APNs answers", { timeout: fuzzTimeout(45_000) }, async () => {
-    const crashes = watchProcess();
-    try {
-      await fc.assert(
-        fc.asyncProperty(
-          peerScript(apnsBodies()),
-          fc.array(deviceToken, { minLength: 1, maxLength: 12 }),
-          async (script, tokens) => {
-            peer.play(script);
-            const pool = new Http2Pool({
-              label: "APNs",
-              maxConnections: 3,
-              maxQueued: 10_000,
-              requestTimeoutMs: 300,
-              connectTimeoutMs: 2_000,
-              idleTimeoutMs: 60_000,
-              pingIntervalMs: 0,
-              accepted: tokenAccepted,
-            });
-            const provider = new ApnsProvider({ pool, tokens: new ProviderTokens(), baseUrl: peer.origin });
-            try {
-              const batch = fuzzBatch(Platform.IOS, tokens, JSON.stringify({ k: "v" }));
-              const result = await processWithin(fuzzProcessor(provider, Platform.IOS, credentials), batch);
-              figures.count(result);
-              expect(outcomeProblems(batch, result)).toEqual([]);
-              await settles(() => pool.stats().streams === 0 && pool.stats().queued === 0, "the pool");
-            } finally {
-              await provider.close();
-            }
-            expect(crashes.errors).toEqual([]);
-          },
-        ),
-        { ...fuzzParams(25), endOnFailure: true },
-      );
-    } finally {
-      crashes.stop();
-    }
+    await assertProperty(
+      fc.tuple(peerScript(apnsBodies()), fc.array(deviceToken, { minLength: 1, maxLength: 12 })),
+      async ([script, tokens]) => {
+        peer.play(script);
+        const pool = new Http2Pool({
+          label: "APNs",
+          maxConnections: 3,
+          maxQueued: 10_000,
+          requestTimeoutMs: 300,
+          connectTimeoutMs: 2_000,
+          idleTimeoutMs: 60_000,
+          pingIntervalMs: 0,
+          accepted: tokenAccepted,
+        });
+        const provider = new ApnsProvider({ pool, tokens: new ProviderTokens(), baseUrl: peer.origin });
+        const batch = { platform: Platform.IOS, credentials, tokens, dataJson: JSON.stringify({ k: "v" }) };
+        await runExample({ provider, pool }, batch, figures);
+      },
+    );
   });
 });

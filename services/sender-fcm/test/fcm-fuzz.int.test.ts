@@ -8,19 +8,11 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeServiceAccount } from "../../../test/support/credential-fixtures.js";
 import { fcmToken } from "../../../test/support/device-tokens.js";
-import { fuzzParams, fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
+import { fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
 import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
 import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
 import { HOSTILE_STRINGS } from "../../../test/support/hostile-json.js";
-import {
-  fuzzBatch,
-  fuzzProcessor,
-  outcomeProblems,
-  processWithin,
-  ProviderFigures,
-  settles,
-  watchProcess,
-} from "../../../test/support/provider-fuzz.js";
+import { assertProperty, ProviderFigures, runExample } from "../../../test/support/provider-fuzz.js";
 import { FcmProvider } from "../src/fcm-provider.js";
 import { OAuthTokenSource } from "../src/oauth-token.js";
 import { httpsTokenEndpoint } from "../src/token-endpoint.js";
@@ -137,62 +129,52 @@ afterAll(async () => {
 
 describe("FCM sender against a misbehaving FCM and token endpoint", () => {
   it("gives every device exactly one outcome, whatever FCM answers", { timeout: fuzzTimeout(45_000) }, async () => {
-    const crashes = watchProcess();
-    try {
-      await fc.assert(
-        fc.asyncProperty(
-          peerScript(fcmBodies(), tokenBodies()),
-          fc.array(deviceToken, { minLength: 1, maxLength: 12 }),
-          fc.constantFrom("", '{"k":"v"}', '{"n":1,"deep":{"x":[1,2]}}', "not json"),
-          async (script, tokens, dataJson) => {
-            peer.play(script);
-            // A clock of its own that each pause moves on: a pause of any length is over at once.
-            let skipped = 0;
-            let longestPause = 0;
-            const agent = new https.Agent({ keepAlive: true });
-            const pool = new Http2Pool({
-              label: "FCM",
-              maxConnections: 4,
-              maxQueued: 10_000,
-              requestTimeoutMs: 300,
-              connectTimeoutMs: 2_000,
-              idleTimeoutMs: 60_000,
-              pingIntervalMs: 0,
-            });
-            const provider = new FcmProvider({
-              fcmUrl: peer.origin,
-              tokenUrlOverride: peer.tokenUrl,
-              transport: pool,
-              tokens: new OAuthTokenSource(httpsTokenEndpoint(agent, 1_000)),
-              ceiling: { acquire: async () => undefined },
-              log,
-              now: () => Date.now() + skipped,
-              sleep: (ms, signal) => {
-                longestPause = Math.max(longestPause, ms);
-                skipped += ms;
-                return abortableSleep(Math.min(ms, 5), signal);
-              },
-            });
-            try {
-              const batch = fuzzBatch(Platform.ANDROID, tokens, dataJson);
-              const result = await processWithin(fuzzProcessor(provider, Platform.ANDROID, credentials), batch);
-              figures.count(result);
-              expect(outcomeProblems(batch, result)).toEqual([]);
-              expect(longestPause, "a pause longer than the whole retry budget").toBeLessThanOrEqual(
-                DEFAULT_RETRY_POLICY.maxElapsedMs,
-              );
-              await settles(() => pool.stats().streams === 0 && pool.stats().queued === 0, "the pool");
-            } finally {
-              await provider.close();
-              agent.destroy();
-            }
-            expect(crashes.errors).toEqual([]);
+    await assertProperty(
+      fc.tuple(
+        peerScript(fcmBodies(), tokenBodies()),
+        fc.array(deviceToken, { minLength: 1, maxLength: 12 }),
+        fc.constantFrom("", '{"k":"v"}', '{"n":1,"deep":{"x":[1,2]}}', "not json"),
+      ),
+      async ([script, tokens, dataJson]) => {
+        peer.play(script);
+        // A clock of its own that each pause moves on: a pause of any length is over at once.
+        let skipped = 0;
+        let longestPause = 0;
+        const agent = new https.Agent({ keepAlive: true });
+        const pool = new Http2Pool({
+          label: "FCM",
+          maxConnections: 4,
+          maxQueued: 10_000,
+          requestTimeoutMs: 300,
+          connectTimeoutMs: 2_000,
+          idleTimeoutMs: 60_000,
+          pingIntervalMs: 0,
+        });
+        const provider = new FcmProvider({
+          fcmUrl: peer.origin,
+          tokenUrlOverride: peer.tokenUrl,
+          transport: pool,
+          tokens: new OAuthTokenSource(httpsTokenEndpoint(agent, 1_000)),
+          ceiling: { acquire: async () => undefined },
+          log,
+          now: () => Date.now() + skipped,
+          sleep: (ms, signal) => {
+            longestPause = Math.max(longestPause, ms);
+            skipped += ms;
+            return abortableSleep(Math.min(ms, 5), signal);
           },
-        ),
-        { ...fuzzParams(25), endOnFailure: true },
-      );
-    } finally {
-      crashes.stop();
-    }
+        });
+        const check = () =>
+          expect(longestPause, "a pause longer than the whole retry budget").toBeLessThanOrEqual(
+            DEFAULT_RETRY_POLICY.maxElapsedMs,
+          );
+        const close = () => agent.destroy();
+        await runExample(
+          { provider, pool, check, close },
+          { platform: Platform.ANDROID, credentials, tokens, dataJson },
+          figures,
+        );
+      },
+    );
   });
 });

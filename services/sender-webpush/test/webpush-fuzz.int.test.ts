@@ -2,21 +2,13 @@ import { create } from "@bufbuild/protobuf";
 import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { makeVapidKeys } from "../../../test/support/credential-fixtures.js";
 import { webSubscription } from "../../../test/support/device-tokens.js";
-import { fuzzParams, fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
+import { fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
 import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
 import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
-import {
-  fuzzBatch,
-  fuzzProcessor,
-  outcomeProblems,
-  processWithin,
-  ProviderFigures,
-  settles,
-  watchProcess,
-} from "../../../test/support/provider-fuzz.js";
+import { assertProperty, ProviderFigures, runExample } from "../../../test/support/provider-fuzz.js";
 import { PushTransport } from "../src/push-transport.js";
 import { VapidSigner } from "../src/vapid.js";
 import { WebPushProvider } from "../src/webpush-provider.js";
@@ -71,38 +63,27 @@ describe("Web Push sender against a misbehaving push service", () => {
       { weight: 2, arbitrary: fc.constant(null).map(() => webSubscription(`${peer.h1Origin}/push`).json) },
       { weight: 1, arbitrary: fc.constantFrom("", "{}", '{"endpoint":"https://127.0.0.1:1/x","keys":{}}') },
     );
-    const crashes = watchProcess();
-    try {
-      await fc.assert(
-        fc.asyncProperty(
-          peerScript(pushBodies(), pushBodies()),
-          fc.array(subscription, { minLength: 1, maxLength: 12 }),
-          fc.constantFrom("", '{"k":"v"}', "x".repeat(5_000)),
-          async (script, tokens, dataJson) => {
-            peer.play(script);
-            const transport = new PushTransport({
-              allowPrivate: true,
-              timeoutMs: 300,
-              connectTimeoutMs: 2_000,
-              pingIntervalMs: 0,
-            });
-            const provider = new WebPushProvider(transport, new VapidSigner(), { allowPrivate: true });
-            try {
-              const batch = fuzzBatch(Platform.WEB, tokens, dataJson);
-              const result = await processWithin(fuzzProcessor(provider, Platform.WEB, credentials), batch);
-              figures.count(result);
-              expect(outcomeProblems(batch, result)).toEqual([]);
-              await settles(() => transport.stats().streams === 0 && transport.stats().queued === 0, "the pool");
-            } finally {
-              await provider.close();
-            }
-            expect(crashes.errors).toEqual([]);
-          },
-        ),
-        { ...fuzzParams(25), endOnFailure: true },
-      );
-    } finally {
-      crashes.stop();
-    }
+    await assertProperty(
+      fc.tuple(
+        peerScript(pushBodies(), pushBodies()),
+        fc.array(subscription, { minLength: 1, maxLength: 12 }),
+        fc.constantFrom("", '{"k":"v"}', "x".repeat(5_000)),
+      ),
+      async ([script, tokens, dataJson]) => {
+        peer.play(script);
+        const transport = new PushTransport({
+          allowPrivate: true,
+          timeoutMs: 300,
+          connectTimeoutMs: 2_000,
+          pingIntervalMs: 0,
+        });
+        const provider = new WebPushProvider(transport, new VapidSigner(), { allowPrivate: true });
+        await runExample(
+          { provider, pool: transport },
+          { platform: Platform.WEB, credentials, tokens, dataJson },
+          figures,
+        );
+      },
+    );
   });
 });
