@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { IdentityService } from "@herald/proto/identity";
-import { createRpcClient } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apnsToken, webSubscription } from "../../test/support/device-tokens.js";
 import {
@@ -9,10 +7,10 @@ import {
   PUSH_TOKEN_MISMATCH,
   PUSH_TOKEN_REQUIRED,
 } from "../src/client-key-policy.js";
-import { createApp, gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import { createApp, type Backends, type TestGateway } from "./harness.js";
+import { type OwnerStack, startOwnerStack } from "./owner-stack.js";
 import { deviceFacingFixtures, type Operation, v1Operations, validBody } from "./operations.js";
 import { operationUrl, readableState } from "./org-fixtures.js";
-import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js";
 
 /**
  * Publishable client keys (hk_pub_…) against every /v1 operation of the OpenAPI document
@@ -42,7 +40,7 @@ const CLIENT_POLICY: Record<string, "allowed" | "device-proof"> = {
 
 let backends: Backends;
 let gw: TestGateway;
-let closeIdentity: () => void;
+let stack: OwnerStack;
 let operations: Operation[];
 let serverKey: string;
 let ownerToken: string;
@@ -64,13 +62,9 @@ const register = (token: string, appId: string, pushToken: string, platform = "i
 const withToken = (pushToken: string) => ({ [PUSH_TOKEN_HEADER]: pushToken });
 
 beforeAll(async () => {
-  const admin = { email: `owner-${randomUUID().slice(0, 8)}@example.com`, password: newPassword() };
-  backends = await startBackends({ bootstrapAdmin: admin });
-  gw = await startGateway(backends, { rateLimitPerMinute: 1_000_000 });
-  const identity = createRpcClient(IdentityService, backends.credentialUrl);
-  closeIdentity = identity.close;
-  const tokens = new SessionTokens(identity.client, gatewayConfig().publicUrl);
-  ownerToken = (await bootstrapOwner(identity.client, tokens, admin)).token;
+  stack = await startOwnerStack({ rateLimitPerMinute: 1_000_000 });
+  ({ backends, gw } = stack);
+  ownerToken = stack.owner.token;
   serverKey = backends.bootstrapKey;
 
   const app = await createApp(gw, serverKey);
@@ -110,9 +104,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await gw?.close();
-  closeIdentity?.();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 const label = (op: Operation) => `${op.method} ${op.path}`;

@@ -1,6 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { IdentityService } from "@herald/proto/identity";
-import { createRpcClient } from "@herald/runtime";
+import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,8 +8,8 @@ import { createTarget, makeMaterials, revokedKey, unlimitedOrgKey } from "./fuzz
 import { contractViolations, type FuzzOperation, fuzzOperations, SchemaOracle } from "./fuzz-oracle.js";
 import type { FuzzContext, FuzzRequest, FuzzTarget } from "./fuzz-parts.js";
 import { anyRequest, refusedRequest } from "./fuzz-requests.js";
-import { gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
-import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js";
+import type { Backends, TestGateway } from "./harness.js";
+import { type OwnerStack, startOwnerStack } from "./owner-stack.js";
 
 /**
  * REST fuzzing from the gateway's own OpenAPI document, against the real gateway and real
@@ -25,7 +23,7 @@ import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js"
 const BODY_LIMIT = 64 * 1024;
 let backends: Backends;
 let gw: TestGateway;
-let closeIdentity: () => void;
+let stack: OwnerStack;
 let ops: FuzzOperation[];
 let ctx: FuzzContext;
 /** Resources whose state is compared around refused requests, and a second set the free fuzzing may change. */
@@ -37,13 +35,9 @@ const figures = { requests: 0, "5xx": 0, "refused requests": 0, "state compariso
 const statuses: Record<number, number> = {};
 
 beforeAll(async () => {
-  const admin = { email: `owner-${randomUUID().slice(0, 8)}@example.com`, password: newPassword() };
-  backends = await startBackends({ bootstrapAdmin: admin });
-  gw = await startGateway(backends, { rateLimitPerMinute: 1_000_000, bodyLimitBytes: BODY_LIMIT });
-  const identity = createRpcClient(IdentityService, backends.credentialUrl);
-  closeIdentity = identity.close;
-  const tokens = new SessionTokens(identity.client, gatewayConfig().publicUrl);
-  const owner = await bootstrapOwner(identity.client, tokens, admin);
+  stack = await startOwnerStack({ rateLimitPerMinute: 1_000_000, bodyLimitBytes: BODY_LIMIT });
+  ({ backends, gw } = stack);
+  const { tokens, owner } = stack;
   ownerToken = owner.token;
 
   const doc = (await gw.app.inject({ url: "/openapi.json" })).json();
@@ -64,7 +58,7 @@ beforeAll(async () => {
     backends.bootstrapKey,
     orgKey,
     owner.token,
-    admin.password,
+    owner.password,
     revoked,
     ...[kept, scratch].flatMap((t) => [t.credentials.appKey, t.credentials.clientKey]),
     // A stretch from inside each private key: any echo of it holds that.
@@ -76,9 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   reportFigures("gateway REST", { ...figures, statuses: JSON.stringify(statuses) });
-  await gw?.close();
-  closeIdentity?.();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 /** Sends one request and checks its answer against the contract; throws what is wrong, else returns the status. */

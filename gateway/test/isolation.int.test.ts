@@ -1,13 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { IdentityService, Role } from "@herald/proto/identity";
-import { createPool, createRpcClient } from "@herald/runtime";
+import { Role } from "@herald/proto/identity";
+import { createPool } from "@herald/runtime";
 import { base64url, decodeJwt, decodeProtectedHeader, importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { IdentityClient } from "../src/backends.js";
-import { gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import type { Backends, TestGateway } from "./harness.js";
+import { type OwnerStack, startOwnerStack } from "./owner-stack.js";
 import { type Operation, v1Operations, validBody } from "./operations.js";
 import { createOrgFixtures, operationUrl, readableState } from "./org-fixtures.js";
-import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js";
+import { newPassword, type SessionTokens } from "./session-tokens.js";
 
 /**
  * Isolation: every /v1 operation of the OpenAPI document (so a new route is covered the
@@ -24,7 +25,7 @@ import { bootstrapOwner, newPassword, SessionTokens } from "./session-tokens.js"
 
 let backends: Backends;
 let gw: TestGateway;
-let closeIdentity: () => void;
+let stack: OwnerStack;
 let operations: Operation[];
 let ownerA: string;
 let fixtures: Record<string, string>;
@@ -40,13 +41,9 @@ const randomKey = (prefix: string) =>
     .slice(0, 40)}`;
 
 beforeAll(async () => {
-  const admin = { email: `owner-${randomUUID().slice(0, 8)}@example.com`, password: newPassword() };
-  backends = await startBackends({ bootstrapAdmin: admin });
-  gw = await startGateway(backends, { rateLimitPerMinute: 1_000_000 });
-  const identity = createRpcClient(IdentityService, backends.credentialUrl);
-  closeIdentity = identity.close;
-  const tokens = new SessionTokens(identity.client, gatewayConfig().publicUrl);
-  const owner = await bootstrapOwner(identity.client, tokens, admin);
+  stack = await startOwnerStack({ rateLimitPerMinute: 1_000_000 });
+  ({ backends, gw } = stack);
+  const { identity, tokens, owner } = stack;
   ownerA = owner.token;
   const keyA = backends.bootstrapKey;
   fixtures = await createOrgFixtures(gw, keyA, owner, tokens);
@@ -76,12 +73,12 @@ beforeAll(async () => {
     await pool.end();
   }
   const emailB = `owner-b-${randomUUID().slice(0, 8)}@example.com`;
-  const { token: invitation } = await identity.client.createInvitation({
+  const { token: invitation } = await identity.createInvitation({
     orgId: orgB,
     email: emailB,
     role: Role.OWNER,
   });
-  const { user } = await identity.client.acceptInvitation({ token: invitation, password: newPassword(), name: "B" });
+  const { user } = await identity.acceptInvitation({ token: invitation, password: newPassword(), name: "B" });
   const ownerB = await tokens.mint({ userId: user!.id, orgId: orgB, role: "owner" });
   foreign["session of B's owner"] = ownerB;
   const appB = await created("/v1/apps", ownerB, { name: "B", platform: "web", bundle_id: "com.example.b" });
@@ -102,16 +99,14 @@ beforeAll(async () => {
     "a key of the wrong shape": "hk_live_short",
     "a word": "letmein",
     "an empty token": "",
-    ...(await forgedTokens(identity.client, tokens, owner.userId, owner.orgId)),
+    ...(await forgedTokens(identity, tokens, owner.userId, owner.orgId)),
   });
 
   operations = await v1Operations(gw.app);
 }, 180_000);
 
 afterAll(async () => {
-  await gw?.close();
-  closeIdentity?.();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 /** Session tokens of A's owner that must not be accepted: expired, or not the issuer's. */

@@ -1,41 +1,29 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { IdentityService, Role as ProtoRole } from "@herald/proto/identity";
-import { createRpcClient } from "@herald/runtime";
+import { Role as ProtoRole } from "@herald/proto/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEOPLE_NEED_A_SESSION } from "../src/member-roles.js";
+import type { IdentityClient } from "../src/backends.js";
 import { ACCEPTS_PER_ADDRESS_PER_MINUTE } from "../src/routes/invitation-accept.js";
-import {
-  expectError,
-  gatewayConfig,
-  ISO_TIMESTAMP,
-  startBackends,
-  startGateway,
-  type Backends,
-  type TestGateway,
-} from "./harness.js";
+import { expectError, ISO_TIMESTAMP, startGateway, type Backends, type TestGateway } from "./harness.js";
+import { type OwnerStack, startOwnerStack } from "./owner-stack.js";
 import { join } from "./people.js";
-import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./session-tokens.js";
+import { newPassword, type SessionTokens, type Member } from "./session-tokens.js";
 
 let backends: Backends;
 let gw: TestGateway;
-let identity: ReturnType<typeof createRpcClient<typeof IdentityService>>;
+let identity: IdentityClient;
 let tokens: SessionTokens;
 let owner: Member & { orgId: string };
+let stack: OwnerStack;
 
 beforeAll(async () => {
-  const admin = { email: `owner-${randomUUID().slice(0, 8)}@example.com`, password: newPassword() };
-  backends = await startBackends({ bootstrapAdmin: admin });
-  gw = await startGateway(backends);
-  identity = createRpcClient(IdentityService, backends.credentialUrl);
-  tokens = new SessionTokens(identity.client, gatewayConfig().publicUrl);
-  owner = await bootstrapOwner(identity.client, tokens, admin);
+  stack = await startOwnerStack();
+  ({ backends, gw, identity, tokens, owner } = stack);
 }, 120_000);
 
 afterAll(async () => {
-  await gw?.close();
-  identity?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 const newEmail = (who: string) => `${who}-${randomUUID().slice(0, 8)}@example.com`;
@@ -147,7 +135,7 @@ describe("members and invitations", () => {
     expect((await gw.call("DELETE", `/v1/invitations/${revoked.body.id}`, owner.token)).status).toBe(204);
     expectError(await gw.call("DELETE", `/v1/invitations/${revoked.body.id}`, owner.token), 404, "NotFound");
 
-    const expired = await identity.client.createInvitation({
+    const expired = await identity.createInvitation({
       orgId: owner.orgId,
       email: newEmail("late"),
       role: ProtoRole.VIEWER,

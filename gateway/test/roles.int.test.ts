@@ -1,14 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { IdentityService } from "@herald/proto/identity";
-import { createRpcClient } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEOPLE_NEED_A_SESSION, ROLES } from "../src/member-roles.js";
 import type { Role } from "../src/principal.js";
-import { gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import type { Backends, TestGateway } from "./harness.js";
+import { type OwnerStack, startOwnerStack } from "./owner-stack.js";
 import { type Operation, v1Operations, validBody } from "./operations.js";
 import { join } from "./people.js";
 import { createOrgFixtures, operationUrl, readableState } from "./org-fixtures.js";
-import { bootstrapOwner, newPassword, SessionTokens, type Member } from "./session-tokens.js";
+import type { Member } from "./session-tokens.js";
 
 /**
  * Every /v1 operation of the OpenAPI document (so a new route is covered the day it is
@@ -30,7 +28,7 @@ const sessionOnly = (path: string) => /^\/v1\/(me|org|members|invitations|oauth-
 
 let backends: Backends;
 let gw: TestGateway;
-let closeIdentity: () => void;
+let stack: OwnerStack;
 let operations: Operation[];
 let key: string;
 let orgId: string;
@@ -39,13 +37,9 @@ const members = {} as Record<Role, Member>;
 const fixtures: Record<string, string> = {};
 
 beforeAll(async () => {
-  const admin = { email: `owner-${randomUUID().slice(0, 8)}@example.com`, password: newPassword() };
-  backends = await startBackends({ bootstrapAdmin: admin });
-  gw = await startGateway(backends, { rateLimitPerMinute: 1_000_000 });
-  const identity = createRpcClient(IdentityService, backends.credentialUrl);
-  closeIdentity = identity.close;
-  const tokens = new SessionTokens(identity.client, gatewayConfig().publicUrl);
-  const owner = await bootstrapOwner(identity.client, tokens, admin);
+  stack = await startOwnerStack({ rateLimitPerMinute: 1_000_000 });
+  ({ backends, gw } = stack);
+  const { tokens, owner } = stack;
   members.owner = owner;
   orgId = owner.orgId;
   for (const role of ["admin", "developer", "viewer"] as const) members[role] = await join(gw, tokens, owner, role);
@@ -57,9 +51,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await gw?.close();
-  closeIdentity?.();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 const snapshot = () => readableState(gw, members.owner.token, operations, fixtures);
