@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { inject } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
 import { bulkKey, expectConsistentStats, waitForCampaign, type Rest, waitUntil } from "../support/herald-client.js";
+import { seedRegistryDevices } from "../support/registry-seed.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // kill -9 in the middle of a 20,000-device campaign: of the web push sender, then of
@@ -17,24 +16,6 @@ let api: Rest;
 let sim: SimAdminClient;
 let appId: string;
 let subs: CreatedSubscription[];
-
-/** Test data goes straight into the registry's table: 20,000 REST calls would only measure the test. */
-async function seedDevices(schema: string, appId: string, tokens: string[]): Promise<void> {
-  const client = new pg.Client({ connectionString: inject("infra").databaseUrl });
-  await client.connect();
-  try {
-    for (let i = 0; i < tokens.length; i += 5000) {
-      const chunk = tokens.slice(i, i + 5000);
-      await client.query(
-        `INSERT INTO "${schema}".devices (app_id, push_token, token_hash, platform, language)
-         SELECT $1, t, h, 'web', 'en' FROM unnest($2::text[], $3::bytea[]) AS x(t, h)`,
-        [appId, chunk, chunk.map((t) => createHash("sha256").update(t).digest())],
-      );
-    }
-  } finally {
-    await client.end();
-  }
-}
 
 beforeAll(async () => {
   stack = await startStack(inject("infra"), {
@@ -57,10 +38,11 @@ beforeAll(async () => {
   });
   expect(config.status).toBe(200);
   subs = await sim.createWebPushSubscriptions(config.body.vapid_public_key, N);
-  await seedDevices(
+  await seedRegistryDevices(
+    inject("infra").databaseUrl,
     stack.schemas["device-registry"]!,
     appId,
-    subs.map((s) => JSON.stringify(s.subscription)),
+    subs.map((s) => ({ platform: "web", token: JSON.stringify(s.subscription) })),
   );
 }, 300_000);
 

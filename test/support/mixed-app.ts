@@ -4,18 +4,6 @@ import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "./credentia
 import { bulkKey, mapLimit, type Rest } from "./herald-client.js";
 import { restClient } from "./stack.js";
 
-export interface MixedApp {
-  appId: string;
-  /** An org key without the default rate limit. */
-  key: string;
-  api: Rest;
-  apns: ReturnType<typeof makeApnsKey>;
-  serviceAccount: ReturnType<typeof makeServiceAccount>;
-  ios: string[];
-  android: string[];
-  web: CreatedSubscription[];
-}
-
 /** An app with all three platforms configured, and a client for it. */
 export interface ConfiguredApp {
   appId: string;
@@ -25,6 +13,13 @@ export interface ConfiguredApp {
   apns: ReturnType<typeof makeApnsKey>;
   serviceAccount: ReturnType<typeof makeServiceAccount>;
   vapidPublicKey: string;
+}
+
+/** A configured app with devices of each platform registered. */
+export interface MixedApp extends ConfiguredApp {
+  ios: string[];
+  android: string[];
+  web: CreatedSubscription[];
 }
 
 /**
@@ -77,7 +72,8 @@ export async function createMixedApp(opts: {
   perPlatform: number;
 }): Promise<MixedApp> {
   const { sim, bundle, perPlatform } = opts;
-  const { appId, key, api, apns, serviceAccount, vapidPublicKey } = await configureMixedApp(opts);
+  const app = await configureMixedApp(opts);
+  const { appId, api, serviceAccount, vapidPublicKey } = app;
   const ios = await sim.createApnsDevices(bundle, perPlatform);
   const android = await sim.createFcmDevices(serviceAccount.projectId, perPlatform);
   const web = await sim.createWebPushSubscriptions(vapidPublicKey, perPlatform);
@@ -90,5 +86,5 @@ export async function createMixedApp(opts: {
     const res = await api("POST", "/v1/devices/register", { app_id: appId, ...d });
     expect(res.status, res.text).toBe(200);
   });
-  return { appId, key, api, apns, serviceAccount, ios, android, web };
+  return { ...app, ios, android, web };
 }

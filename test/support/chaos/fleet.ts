@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
-import pg from "pg";
 import type { SimAdminClient, SubscriptionJson } from "@herald/provider-sim/admin-client";
 import type { Rest } from "../herald-client.js";
 import { configureMixedApp } from "../mixed-app.js";
+import { seedRegistryDevices } from "../registry-seed.js";
 import type { Stack } from "../stack.js";
 
 /** The simulator's names of the three push services. */
@@ -46,7 +45,7 @@ export async function createChaosFleet(opts: {
   const ios = await sim.createApnsDevices(bundle, share(0));
   const android = await sim.createFcmDevices(serviceAccount.projectId, share(1));
   const web = await sim.createWebPushSubscriptions(vapidPublicKey, share(2));
-  await seedDevices(opts.databaseUrl, stack.schemas["device-registry"]!, appId, [
+  await seedRegistryDevices(opts.databaseUrl, stack.schemas["device-registry"]!, appId, [
     ...ios.map((t) => ({ platform: "ios", token: t.toLowerCase() })),
     ...android.map((t) => ({ platform: "android", token: t })),
     ...web.map((s) => ({ platform: "web", token: canonicalSubscription(s.subscription) })),
@@ -61,31 +60,4 @@ function canonicalSubscription(sub: SubscriptionJson): string {
     endpoint: new URL(sub.endpoint).href,
     keys: { p256dh: b64(sub.keys.p256dh), auth: b64(sub.keys.auth) },
   });
-}
-
-async function seedDevices(
-  databaseUrl: string,
-  schema: string,
-  appId: string,
-  devices: { platform: string; token: string }[],
-): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    for (let i = 0; i < devices.length; i += 5000) {
-      const chunk = devices.slice(i, i + 5000);
-      await client.query(
-        `INSERT INTO "${schema}".devices (app_id, platform, push_token, token_hash, language)
-         SELECT $1, p, t, h, 'en' FROM unnest($2::text[], $3::text[], $4::bytea[]) AS x(p, t, h)`,
-        [
-          appId,
-          chunk.map((d) => d.platform),
-          chunk.map((d) => d.token),
-          chunk.map((d) => createHash("sha256").update(d.token, "utf8").digest()),
-        ],
-      );
-    }
-  } finally {
-    await client.end();
-  }
 }
