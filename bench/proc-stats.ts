@@ -18,15 +18,27 @@ export function rssMb(pid: number): number {
   return kb / 1024;
 }
 
-/** Samples the RSS of some processes every `everyMs` and keeps each one's peak. */
-export function peakRss(pids: Record<string, number>, everyMs = 100): { stop(): Record<string, number> } {
+/**
+ * Samples the RSS of some processes every `everyMs`: each one's peak, and the peak of
+ * their sum at one sample (`together`: what the group held at its worst moment; the sum
+ * of the single peaks, reached at different moments, is at least as large).
+ */
+export function peakRss(
+  pids: Record<string, number>,
+  everyMs = 100,
+): { stop(): Record<string, number>; together(): number } {
   const peaks: Record<string, number> = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
+  let together = 0;
   const sample = () => {
+    let sum = 0;
     for (const [name, pid] of Object.entries(pids)) {
       try {
-        peaks[name] = Math.max(peaks[name]!, rssMb(pid));
+        const now = rssMb(pid);
+        peaks[name] = Math.max(peaks[name]!, now);
+        sum += now;
       } catch {}
     }
+    together = Math.max(together, sum);
   };
   sample();
   const timer = setInterval(sample, everyMs);
@@ -36,6 +48,7 @@ export function peakRss(pids: Record<string, number>, everyMs = 100): { stop(): 
       sample();
       return peaks;
     },
+    together: () => together,
   };
 }
 

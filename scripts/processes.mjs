@@ -50,6 +50,16 @@ export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"
  */
 export const HERALD_NODE_OPTIONS = "--max-semi-space-size=4";
 
+/**
+ * NODE_OPTIONS of the processes run here (dev mode, the tests, the benchmarks): the
+ * image's, plus the heap limit Node gives itself in one of the chart's pods. Node sizes
+ * its heap from the cgroup's memory limit: 259 MB under the chart's 384 and 512 Mi. On a
+ * machine without a limit it allows 4 GB and lets the old generation grow to about four
+ * times its live size before collecting it; with the pod's limit, the growth factor is
+ * about 1.3, and these processes hold what a pod holds (docs/operations.md, "Memory").
+ */
+export const LOCAL_NODE_OPTIONS = `${HERALD_NODE_OPTIONS} --max-old-space-size=256`;
+
 const role = (name) => ["packages/cli/src/main.ts", name];
 
 /**
@@ -129,7 +139,7 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
   ].map((p) => ({
     ...p,
     env: {
-      NODE_OPTIONS: HERALD_NODE_OPTIONS,
+      NODE_OPTIONS: LOCAL_NODE_OPTIONS,
       ...Object.fromEntries(Object.entries(p.env).map(([k, v]) => [k, String(v)])),
     },
   }));

@@ -64,6 +64,7 @@ import { registerRoleCheck } from "./member-roles.js";
 import { clientErrorReply } from "./client-errors.js";
 import { sharedSchemas } from "./schemas/components.js";
 import { createValidatorCompiler } from "./validation.js";
+import { DeferredCompilation, deferredSerializers } from "./deferred-compilation.js";
 
 // Read at run time, not imported: the same path works from src/ (dev) and dist/ (built).
 const packageJson = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -96,6 +97,8 @@ export interface BuildOptions {
   /** Milliseconds since the epoch; tests may pin it. */
   now?: () => number;
   metricsRegistry?: Registry;
+  /** Where the routes' validators and serializers wait for their first use (tests compile them all). */
+  deferredCompilation?: DeferredCompilation;
 }
 
 const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -123,6 +126,7 @@ function frameworkErrorReply(err: FastifyError, _request: FastifyRequest, reply:
 export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts;
   const now = opts.now ?? Date.now;
+  const deferred = opts.deferredCompilation ?? new DeferredCompilation();
   const app = Fastify({
     loggerInstance: requestLogger(opts.log) as FastifyBaseLogger,
     genReqId,
@@ -139,8 +143,9 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16_384 },
     frameworkErrors: frameworkErrorReply,
     clientErrorHandler: clientErrorReply,
+    schemaController: { compilersFactory: { buildSerializer: deferredSerializers(deferred) } },
   });
-  app.setValidatorCompiler(createValidatorCompiler(sharedSchemas));
+  app.setValidatorCompiler(createValidatorCompiler(sharedSchemas, deferred));
 
   const metrics = createGatewayMetrics(opts.metricsRegistry ?? createMetricsRegistry("gateway"));
   registerRequestId(app);

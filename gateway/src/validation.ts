@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
+import { DeferredCompilation } from "./deferred-compilation.js";
 import { pointerSegment } from "./http-errors.js";
 
 // ajv-formats is CommonJS with a default export; under NodeNext the callable is the module.
@@ -19,16 +20,20 @@ const common: Options = {
  * Request validators per part, as fastify documents it: bodies are JSON and must have
  * the right types (no silent "1" → 1), while query strings and path parameters are
  * text by nature, so `page=2` is coerced to an integer (and `page=two` still fails).
- * Both know the shared named schemas, so request schemas may reference them.
+ * Both know the shared named schemas, so request schemas may reference them. Each
+ * validator compiles on its first request (`deferred`: see deferred-compilation.ts).
  */
-export function createValidatorCompiler(shared: readonly object[]): FastifySchemaCompiler<unknown> {
+export function createValidatorCompiler(
+  shared: readonly object[],
+  deferred = new DeferredCompilation(),
+): FastifySchemaCompiler<unknown> {
   const body = addFormats(new Ajv({ ...common, coerceTypes: false, schemas: [...shared] }));
   const text = addFormats(new Ajv({ ...common, coerceTypes: true, schemas: [...shared] }));
   return ({ schema, httpPart }) => {
     // A streamed body (NDJSON import) is validated by its route, line by line.
     if (httpPart === "body" && (schema as Record<string, unknown>)["x-ndjson-stream"] === true) return () => true;
     const part = httpPart === "headers" ? lowerCaseHeaderNames(schema as HeaderSchema) : schema;
-    return withInputRules((httpPart === "body" ? body : text).compile(part as object));
+    return deferred.defer(() => withInputRules((httpPart === "body" ? body : text).compile(part as object)));
   };
 }
 

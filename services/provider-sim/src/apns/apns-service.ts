@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { Http2ServerRequest } from "node:http2";
 import type { Logger } from "@herald/runtime";
@@ -20,6 +19,7 @@ import {
   effectivePushType,
   hasDuplicateHeader,
 } from "./request-headers.js";
+import { uuid } from "../ids.js";
 
 const DEVICE_PATH = "/3/device";
 
@@ -63,7 +63,7 @@ export class ApnsService implements ProviderHandler {
       return;
     }
     // The request's apns-id once it is known to be valid; until then, one of the simulator's.
-    const answer = { apnsId: randomUUID() };
+    const answer = { apnsId: uuid() };
     const result = await this.accept(req, url, conn, answer);
     if (!result.ok) {
       const { status, reason, timestamp } = result.refusal;
@@ -77,7 +77,7 @@ export class ApnsService implements ProviderHandler {
   }
 
   refuseWithFault(_req: ProviderRequest, res: ProviderResponse, fault: AnsweredFault): void {
-    const headers = { "apns-id": randomUUID() };
+    const headers = { "apns-id": uuid() };
     // Apple's 429 carries no Retry-After, so an injected throttle does not either.
     if (fault.kind === "throttle") sendJson(res, 429, { reason: "TooManyRequests" }, headers);
     else if (fault.kind === "shutdown") sendJson(res, 503, { reason: "Shutdown" }, headers);
@@ -141,7 +141,7 @@ export class ApnsService implements ProviderHandler {
 
     return ok(
       this.deps.recorder.record({
-        id: randomUUID(),
+        id: uuid(),
         platform: "apns",
         target: deviceToken,
         device_token: deviceToken,

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Logger } from "@herald/runtime";
 import type { AnsweredFault } from "../faults.js";
 import { readBody, sendJson } from "../http-util.js";
@@ -8,6 +8,7 @@ import type { FcmDeviceStore } from "./devices.js";
 import { badRequest, faultErrorCode, fcmError, googleError, type FcmChecked } from "./fcm-errors.js";
 import { checkSendRequest, type Target } from "./message.js";
 import type { AccessTokenStore } from "./oauth.js";
+import { uuid } from "../ids.js";
 
 const SEND_PATH = /^\/v1\/projects\/([^/]+)\/messages:send$/;
 /** Far above any valid message (4096 bytes of payload): what is read before "too big" is certain. */
@@ -125,7 +126,7 @@ export class FcmService implements ProviderHandler {
     if (validateOnly) return { ok: true, value: `projects/${project}/messages/fake_message_id` };
     const name = `projects/${project}/messages/0:${nowMs}%${randomBytes(8).toString("hex")}`;
     this.deps.recorder.record({
-      id: randomUUID(),
+      id: uuid(),
       platform: "fcm",
       target: target.kind === "token" ? target.value : `${target.kind}:${target.value}`,
       project,

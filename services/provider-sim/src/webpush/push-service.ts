@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Logger } from "@herald/runtime";
 import type { AnsweredFault } from "../faults.js";
@@ -10,6 +9,7 @@ import { checkContentEncoding, checkPushHeaders } from "./push-headers.js";
 import { ok, refuse, type Checked } from "../refusal.js";
 import type { SubscriptionStore } from "./subscriptions.js";
 import { parseVapidAuthorization, verifyVapidToken } from "./vapid.js";
+import { uuid } from "../ids.js";
 
 /** RFC 8030 §7.2: a push service must accept at least 4096 bytes of encrypted content. */
 export const MAX_CONTENT_BYTES = 4096;
@@ -99,7 +99,7 @@ export class WebPushService implements ProviderHandler {
 
     return ok(
       this.recorder.record({
-        id: randomUUID(),
+        id: uuid(),
         platform: "webpush",
         target: sub.id,
         subscription_id: sub.id,

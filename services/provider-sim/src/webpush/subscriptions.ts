@@ -1,7 +1,8 @@
-import { createECDH, randomBytes, randomUUID, type ECDH } from "node:crypto";
+import { createECDH, randomBytes, type ECDH } from "node:crypto";
 import type { CryptoKey } from "jose";
 import { InputError } from "../errors.js";
 import { importApplicationServerKey } from "./vapid.js";
+import { uuid } from "../ids.js";
 
 /** What `PushSubscription.toJSON()` gives a page, and what Herald stores as the web push token. */
 export interface SubscriptionJson {
@@ -43,7 +44,7 @@ export class SubscriptionStore {
       if (i > 0 && i % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
       const ecdh = createECDH("prime256v1");
       ecdh.generateKeys();
-      const id = randomUUID();
+      const id = uuid();
       const sub: Subscription = {
         id,
         endpoint: `${this.origin}/wp/${id}`,
