@@ -1,7 +1,7 @@
-import { createECDH, randomBytes } from "node:crypto";
+import { createECDH, createHmac, randomBytes } from "node:crypto";
 import ece from "http_ece";
 import { describe, expect, it } from "vitest";
-import { encrypt, InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError } from "./ece.js";
+import { encrypt, hmacSha256, InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError } from "./ece.js";
 
 // http_ece is the reference implementation the receiving side uses (docs/providers.md §Web Push libraries).
 function subscriber() {
@@ -40,5 +40,22 @@ describe("RFC 8291 encryption", () => {
   it("refuses a subscription key that is not a P-256 point", () => {
     const s = { ...subscriber(), publicKey: Buffer.alloc(65, 4) };
     expect(() => encrypt(Buffer.from("x"), s)).toThrow(InvalidSubscriberKeyError);
+  });
+});
+
+describe("hmacSha256", () => {
+  it("equals node:crypto's HMAC for keys of 0 to 64 bytes and any number of data parts", () => {
+    for (const keyLength of [0, 1, 16, 32, 63, 64]) {
+      for (const parts of [[], [0], [5, 0, 200], [64, 64]]) {
+        const key = randomBytes(keyLength);
+        const data = parts.map((n) => randomBytes(n));
+        const expected = createHmac("sha256", key).update(Buffer.concat(data)).digest();
+        expect(hmacSha256(key, ...data).equals(expected), `key ${keyLength}, parts ${parts}`).toBe(true);
+      }
+    }
+  });
+
+  it("refuses a key longer than a block", () => {
+    expect(() => hmacSha256(randomBytes(65), Buffer.of(1))).toThrow(RangeError);
   });
 });

@@ -1,4 +1,4 @@
-import { createCipheriv, createECDH, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createECDH, hash, randomBytes } from "node:crypto";
 
 /**
  * RFC 8291 message encryption with the aes128gcm content coding (RFC 8188), in one
@@ -36,6 +36,9 @@ export interface Subscriber {
 const KEY_INFO_PREFIX = Buffer.from("WebPush: info\0", "latin1");
 const CEK_INFO = Buffer.from("Content-Encoding: aes128gcm\0", "latin1");
 const NONCE_INFO = Buffer.from("Content-Encoding: nonce\0", "latin1");
+/** HKDF-Expand's counter octet for the first (here the only) block of output. */
+const FIRST_BLOCK = Buffer.of(1);
+const SHA256_BLOCK = 64;
 
 /**
  * Encrypts one message (sync: a fresh P-256 key pair and the key agreement cost some
@@ -53,10 +56,13 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   }
   const salt = randomBytes(16);
 
+  // RFC 8291 §3.4 and RFC 8188 §2.2: HKDF (RFC 5869) with SHA-256, every output at most
+  // one 32-byte block, so each is Extract = HMAC(salt, ikm) then Expand = HMAC(prk, info ‖ 0x01).
   const keyInfo = Buffer.concat([KEY_INFO_PREFIX, to.publicKey, senderPublic]);
-  const ikm = Buffer.from(hkdfSync("sha256", sharedSecret, to.authSecret, keyInfo, 32));
-  const cek = Buffer.from(hkdfSync("sha256", ikm, salt, CEK_INFO, 16));
-  const nonce = Buffer.from(hkdfSync("sha256", ikm, salt, NONCE_INFO, 12));
+  const ikm = hmacSha256(hmacSha256(to.authSecret, sharedSecret), keyInfo, FIRST_BLOCK);
+  const prk = hmacSha256(salt, ikm);
+  const cek = hmacSha256(prk, CEK_INFO, FIRST_BLOCK).subarray(0, 16);
+  const nonce = hmacSha256(prk, NONCE_INFO, FIRST_BLOCK).subarray(0, 12);
 
   const cipher = createCipheriv("aes-128-gcm", cek, nonce);
   // 0x02 marks the last (and only) record; no further padding.
@@ -73,4 +79,26 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   header.writeUInt8(senderPublic.length, 20);
   senderPublic.copy(header, 21);
   return Buffer.concat([header, ciphertext]);
+}
+
+/**
+ * HMAC-SHA-256 (RFC 2104) of the concatenated `data`, from two one-shot hashes. Written
+ * here because Node's own are slow for many tiny inputs: createHmac builds a stream
+ * object and hkdfSync a KeyObject per call; measured on the benchmark machine, the three
+ * hkdfSync calls of a message took ~75 µs, these five HMACs ~30 µs (the test checks them
+ * against createHmac). Keys here are 16 or 32 bytes: longer than a block is refused, not hashed.
+ */
+export function hmacSha256(key: Buffer, ...data: Buffer[]): Buffer {
+  if (key.length > SHA256_BLOCK) throw new RangeError("hmacSha256: keys longer than 64 bytes are not supported");
+  const length = data.reduce((n, d) => n + d.length, 0);
+  const inner = Buffer.alloc(SHA256_BLOCK + length);
+  key.copy(inner);
+  for (let i = 0; i < SHA256_BLOCK; i++) inner[i]! ^= 0x36;
+  let at = SHA256_BLOCK;
+  for (const d of data) at += d.copy(inner, at);
+  const outer = Buffer.alloc(SHA256_BLOCK + 32);
+  key.copy(outer);
+  for (let i = 0; i < SHA256_BLOCK; i++) outer[i]! ^= 0x5c;
+  hash("sha256", inner, "buffer").copy(outer, SHA256_BLOCK);
+  return hash("sha256", outer, "buffer");
 }
