@@ -17,7 +17,7 @@ import {
 } from "@herald/proto/delivery";
 import { createRpcClient, streamNames } from "@herald/runtime";
 import webpush from "web-push";
-import { LOCAL_NODE_OPTIONS } from "../scripts/processes.mjs";
+import { HERALD_NODE_OPTIONS } from "../scripts/processes.mjs";
 import { ensureSimulatorCa } from "../scripts/trust.mjs";
 import { buildNotification } from "../services/sender-apns/src/apns-payload.js";
 import { signProviderToken } from "../services/sender-apns/src/provider-token.js";
@@ -670,7 +670,7 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
     "- Herald's CPU is the sender's and the credential service's (NATS server not counted); its peak RSS is the " +
       "sender process's. CPU busy %: CPU seconds ÷ wall seconds of the side's processes (100 = one core throughout). " +
       "Sink CPU %: nghttpd + nghttpx over the same time.",
-    `- Herald's processes run with NODE_OPTIONS=${LOCAL_NODE_OPTIONS}, as in a pod of the chart (scripts/processes.mjs): ` +
+    `- Herald's processes run with NODE_OPTIONS=${HERALD_NODE_OPTIONS}, as in the image (scripts/processes.mjs): ` +
       "less memory for more frequent collections. The peers and the raw client run with Node's defaults.",
     `- Sink: nghttp2's nghttpd (1 worker, ${SINK_STREAMS} streams) serving a docroot over TLS with the simulator's ` +
       "certificate: one device token, one FCM registration token and one Web Push subscription for every device. " +

@@ -46,19 +46,13 @@ export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"
  * Node options of every Herald process, here and in the image (deploy/Dockerfile sets the
  * same NODE_OPTIONS; a test keeps them equal). A young generation of 4 MB semi-spaces
  * instead of V8's default 16 MB: 20 to 110 MB less resident memory per process under
- * load, for somewhat more GC in the senders (docs/operations.md has the trade-off).
+ * load, for somewhat more GC in the senders. An old generation of at most 384 MB: on a
+ * machine with memory to spare V8 allows 4 GB and lets the old generation grow to about
+ * four times its live size before collecting it; under a pod's limit Node would size the
+ * heap itself, but the chart's 512 Mi gives 259 MB, where V8 collects so often that a
+ * campaign ran a fifth slower end to end (docs/operations.md, "Memory").
  */
-export const HERALD_NODE_OPTIONS = "--max-semi-space-size=4";
-
-/**
- * NODE_OPTIONS of the processes run here (dev mode, the tests, the benchmarks): the
- * image's, plus the heap limit Node gives itself in one of the chart's pods. Node sizes
- * its heap from the cgroup's memory limit: 259 MB under the chart's 384 and 512 Mi. On a
- * machine without a limit it allows 4 GB and lets the old generation grow to about four
- * times its live size before collecting it; with the pod's limit, the growth factor is
- * about 1.3, and these processes hold what a pod holds (docs/operations.md, "Memory").
- */
-export const LOCAL_NODE_OPTIONS = `${HERALD_NODE_OPTIONS} --max-old-space-size=256`;
+export const HERALD_NODE_OPTIONS = "--max-semi-space-size=4 --max-old-space-size=384";
 
 const role = (name) => ["packages/cli/src/main.ts", name];
 
@@ -139,7 +133,7 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
   ].map((p) => ({
     ...p,
     env: {
-      NODE_OPTIONS: LOCAL_NODE_OPTIONS,
+      NODE_OPTIONS: HERALD_NODE_OPTIONS,
       ...Object.fromEntries(Object.entries(p.env).map(([k, v]) => [k, String(v)])),
     },
   }));

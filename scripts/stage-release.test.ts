@@ -32,7 +32,7 @@ describe("deploy/Dockerfile", () => {
     expect(runtime).toMatch(/^\s*USER 10001:10001$/m);
     expect(runtime).toMatch(/^ENV NODE_ENV=production$/m);
     // The same Node options as dev mode, the tests and the benchmarks run with.
-    expect(runtime).toContain(`ENV NODE_OPTIONS=${HERALD_NODE_OPTIONS}\n`);
+    expect(runtime).toContain(`ENV NODE_OPTIONS="${HERALD_NODE_OPTIONS}"\n`);
     expect(runtime).toContain('ENTRYPOINT ["node", "/app/packages/cli/dist/main.js"]');
     expect(runtime).toMatch(/rm -rf \/usr\/local\/lib\/node_modules\/npm/);
     expect(runtime).toContain("COPY --from=build --chown=root:root /app /app");

@@ -7,7 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { parseAllDocuments } from "yaml";
 import { renderChart } from "../../scripts/helm-render.mjs";
-import { LOCAL_NODE_OPTIONS, SOURCE_NODE_ARGS } from "../../scripts/processes.mjs";
+import { HERALD_NODE_OPTIONS, SOURCE_NODE_ARGS } from "../../scripts/processes.mjs";
 import { stageRelease } from "../../scripts/stage-release.mjs";
 import { freePort, restClient } from "./stack.js";
 import { uniqueName } from "./unique.js";
@@ -348,8 +348,7 @@ export async function startChartCluster(infra: InfraUrls, opts: ChartClusterOpti
         // Per-pod ports (see the top of the file); URLs to Services go to the loopback.
         env[k] = /^\d+$/.test(v) && portMap.has(Number(v)) ? String(portMap.get(Number(v))) : resolveUrl(v);
       }
-      // The image: /app is the staged release, `node` is Node 24, NODE_ENV and NODE_OPTIONS from the Dockerfile
-      // with the heap limit a pod's memory limit gives (LOCAL_NODE_OPTIONS).
+      // The image: /app is the staged release, `node` is Node 24, NODE_ENV and NODE_OPTIONS from the Dockerfile.
       const [cmd, ...cmdArgs] = [...(c.command ?? []), ...(c.args ?? [])] as string[];
       if (cmd !== "node") throw new Error(`${dep.metadata.name}: command ${cmd} is not node`);
       const args = cmdArgs.map((a) => (a.startsWith("/app/") ? path.join(releaseDir, a.slice(5)) : a));
@@ -358,7 +357,7 @@ export async function startChartCluster(infra: InfraUrls, opts: ChartClusterOpti
         env: {
           PATH: process.env.PATH ?? "",
           NODE_ENV: "production",
-          NODE_OPTIONS: LOCAL_NODE_OPTIONS,
+          NODE_OPTIONS: HERALD_NODE_OPTIONS,
           HOME: work,
           ...env,
         },
