@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createECDH, createHash, randomBytes } from "node:crypto";
+import { createECDH, randomBytes } from "node:crypto";
 import os from "node:os";
-import pg from "pg";
 import { DEFAULT_PORTS, heraldProcesses, SOURCE_NODE_ARGS } from "../scripts/processes.mjs";
 import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "../test/support/credential-fixtures.js";
 import type { startOtlpReceiver } from "../test/support/otlp-receiver.js";
+import { seedRegistryDevices } from "../test/support/registry-seed.js";
 import { freePort, restClient } from "../test/support/stack.js";
+import { answersOk, assertRunning, waitUntil } from "../test/support/wait.js";
 import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
 import { runPeerChild } from "./peer-child.js";
@@ -196,33 +197,34 @@ async function startSimulator(): Promise<Simulator> {
     stdio: ["ignore", "inherit", "inherit"],
   });
   const admin = `http://127.0.0.1:${adminPort}`;
-  for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(`${admin}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    ) {
-      const receiver: Receiver = {
-        pid: child.pid!,
-        reset: async () => void (await fetch(`${admin}/admin/deliveries`, { method: "DELETE" })),
-        count: async () => undefined,
-      };
-      const trust = async (key: ReturnType<typeof makeApnsKey>, bundle: string) => {
-        const body = { team_id: key.teamId, key_id: key.keyId, p8: key.p8, topics: [bundle] };
-        const res = await fetch(`${admin}/admin/apns/keys`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        if (!res.ok) throw new Error(`simulator key: ${res.status} ${await res.text()}`);
-      };
-      return { url: `https://127.0.0.1:${port}`, child, receiver, trust };
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitUntil(
+      "the provider simulator",
+      async () => {
+        assertRunning(child, "the provider simulator");
+        return answersOk(`${admin}/healthz`);
+      },
+      20_000,
+    );
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw err;
   }
-  child.kill("SIGKILL");
-  throw new Error("the provider simulator did not start");
+  const receiver: Receiver = {
+    pid: child.pid!,
+    reset: async () => void (await fetch(`${admin}/admin/deliveries`, { method: "DELETE" })),
+    count: async () => undefined,
+  };
+  const trust = async (key: ReturnType<typeof makeApnsKey>, bundle: string) => {
+    const body = { team_id: key.teamId, key_id: key.keyId, p8: key.p8, topics: [bundle] };
+    const res = await fetch(`${admin}/admin/apns/keys`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`simulator key: ${res.status} ${await res.text()}`);
+  };
+  return { url: `https://127.0.0.1:${port}`, child, receiver, trust };
 }
 
 export async function startSink(): Promise<Sink> {
@@ -238,21 +240,22 @@ export async function startSink(): Promise<Sink> {
     stdio: ["ignore", "inherit", "inherit"],
   });
   const admin = `http://127.0.0.1:${adminPort}`;
-  for (let i = 0; i < 100; i++) {
-    const up = await fetch(`${admin}/count`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) return { port, tokenPort, admin, child };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the push sink did not start");
+  await waitUntil(
+    "the push sink",
+    async () => {
+      assertRunning(child, "the push sink");
+      return answersOk(`${admin}/count`);
+    },
+    10_000,
+  );
+  return { port, tokenPort, admin, child };
 }
 
 /**
- * Devices straight into the registry's table (registering them is the ingest benchmark),
- * platforms in turn for a mixed audience. Web subscriptions point at the sink and share one
- * valid P-256 key (each still gets its own encryption: the salt and sender key are fresh).
+ * The benchmark's audience, straight into the registry's table (registering them is the
+ * ingest benchmark), platforms in turn for a mixed audience. Web subscriptions point at the
+ * sink and share one valid P-256 key (each still gets its own encryption: the salt and
+ * sender key are fresh).
  */
 export async function seedDevices(databaseUrl: string, appId: string, mix: Mix, n: number, sinkPort: number) {
   const ecdh = createECDH("prime256v1");
@@ -268,25 +271,13 @@ export async function seedDevices(databaseUrl: string, appId: string, mix: Mix, 
       keys: { p256dh, auth: randomBytes(16).toString("base64url") },
     });
   };
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  for (let i = 0; i < n; i += 10_000) {
-    const rows = Array.from({ length: Math.min(10_000, n - i) }, (_, k) => {
-      const platform = platforms[(i + k) % platforms.length]!;
-      return { platform, token: token(platform, i + k) };
-    });
-    await client.query(
-      `INSERT INTO device_registry.devices (app_id, push_token, token_hash, platform, language)
-       SELECT $1, t, h, p, 'en' FROM unnest($2::text[], $3::bytea[], $4::text[]) AS x(t, h, p)`,
-      [
-        appId,
-        rows.map((r) => r.token),
-        rows.map((r) => createHash("sha256").update(r.token).digest()),
-        rows.map((r) => r.platform),
-      ],
-    );
+  function* devices() {
+    for (let i = 0; i < n; i++) {
+      const platform = platforms[i % platforms.length]!;
+      yield { platform, token: token(platform, i) };
+    }
   }
-  await client.end();
+  await seedRegistryDevices(databaseUrl, "device_registry", appId, devices());
 }
 
 /** An app with the platforms of `mix` configured (credentials the sink accepts; the simulator once it trusts the key). */
@@ -467,8 +458,8 @@ async function runCampaign(
   const pids = stack.pids();
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
   const bytes0 = otlp.bytes();
-  const rss = peakRss(pids);
-  const withReceiver = peakRss({ ...pids, receiver: receiver.pid });
+  // The receiver too, for the stack's RSS at one moment; its own peak comes from watchAround.
+  const rss = peakRss({ ...pids, receiver: receiver.pid });
   const watch = watchAround(receiver);
   const t0 = Date.now();
   const res = await api("POST", "/v1/push/send", {
@@ -498,8 +489,7 @@ async function runCampaign(
     await new Promise((r) => setTimeout(r, pollMs));
   }
   const seconds = (Date.now() - t0) / 1000;
-  const peaks = rss.stop();
-  withReceiver.stop();
+  const { receiver: _, ...peaks } = rss.stop();
   // The simulator reports no arrival times: its row has no latencies (NaN) and relies on the campaign's count.
   const counted = (await receiver.count()) ?? {
     count: variant.devices,
@@ -526,7 +516,7 @@ async function runCampaign(
     cpuSeconds: cpu,
     cpuPer10k: (total / variant.devices) * 10_000,
     peakRssMb: peaks,
-    togetherRssMb: withReceiver.together(),
+    togetherRssMb: rss.together(),
     spanBytes: otlp.bytes() - bytes0,
   };
 }

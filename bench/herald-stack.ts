@@ -3,6 +3,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
 import { freePort } from "../test/support/stack.js";
+import { answersOk, assertRunning, waitUntil } from "../test/support/wait.js";
 
 // The built Herald processes (production build, production dependencies: what the image
 // runs) for benchmarks, wired like dev mode (scripts/processes.mjs) on free ports.
@@ -111,15 +112,13 @@ export async function startBuiltStack(opts: {
 }
 
 async function waitReady(p: BuiltProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (p.child.exitCode !== null) throw new Error(`${p.name} exited:\n${p.output.join("").slice(-2000)}`);
-    const ok = await fetch(`http://127.0.0.1:${p.ready}/readyz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${p.name} not ready:\n${p.output.join("").slice(-2000)}`);
+  await waitUntil(
+    `${p.name} to be ready`,
+    async () => {
+      assertRunning(p.child, p.name, p.output);
+      return answersOk(`http://127.0.0.1:${p.ready}/readyz`);
+    },
+    60_000,
+    200,
+  );
 }

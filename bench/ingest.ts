@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { Readable } from "node:stream";
 import { SOURCE_NODE_ARGS } from "../scripts/processes.mjs";
+import { assertRunning, waitUntil } from "../test/support/wait.js";
 import { freePort, restClient } from "../test/support/stack.js";
 import { median, option, QUICK, ROUNDS, root, writeResult } from "./common.js";
 import { startBuiltStack } from "./herald-stack.js";
@@ -117,14 +118,18 @@ export async function ingest(ctx: IngestContext): Promise<void> {
         stdio: ["ignore", "inherit", "inherit"],
       });
       try {
-        for (let i = 0; i < 100; i++) {
-          const up = await fetch(`http://127.0.0.1:${port}/register`, { method: "OPTIONS" }).then(
-            () => true,
-            () => false,
-          );
-          if (up) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        // Any answer will do: the bare server is up.
+        await waitUntil(
+          "the bare registration server",
+          async () => {
+            assertRunning(child, "the bare registration server");
+            return fetch(`http://127.0.0.1:${port}/register`, { method: "OPTIONS" }).then(
+              () => true,
+              () => false,
+            );
+          },
+          10_000,
+        );
         const rss = peakRss({ bare: child.pid! });
         const cpu0 = cpuSeconds(child.pid!);
         const result = await closedLoop({

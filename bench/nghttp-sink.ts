@@ -3,6 +3,7 @@ import { aptInstall, which } from "../scripts/debian-packages.mjs";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import net from "node:net";
+import { assertRunning, waitUntil } from "../test/support/wait.js";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "../test/support/stack.js";
@@ -58,20 +59,23 @@ export interface Sink {
 }
 
 async function listening(port: number, child: ChildProcess, output: string[], name: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited: ${output.join("").slice(-1000)}`);
-    const up = await new Promise<boolean>((resolve) => {
+  const accepts = () =>
+    new Promise<boolean>((resolve) => {
       const s = net.connect({ host: "127.0.0.1", port }, () => {
         s.destroy();
         resolve(true);
       });
       s.on("error", () => resolve(false));
     });
-    if (up) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${name} does not listen on ${port}: ${output.join("").slice(-1000)}`);
+  await waitUntil(
+    `${name} to listen on ${port}`,
+    async () => {
+      assertRunning(child, name, output);
+      return accepts();
+    },
+    10_000,
+    50,
+  );
 }
 
 /**

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { inject } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
-import { bulkKey, expectConsistentStats, waitForCampaign, type Rest, waitUntil } from "../support/herald-client.js";
+import { bulkKey, expectConsistentStats, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { waitUntil } from "../support/wait.js";
 import { seedRegistryDevices } from "../support/registry-seed.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type CreatedSubscription, SimAdminClient } from "@herald/provider-sim/admin-client";
-import { bulkKey, mapLimit, waitForCampaign, type Rest, waitUntil, scrapeMetric } from "../support/herald-client.js";
+import { bulkKey, mapLimit, waitForCampaign, type Rest, scrapeMetric } from "../support/herald-client.js";
+import { waitUntil } from "../support/wait.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // The Prometheus metrics an operator scales and alerts on, read from /metrics of the

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
 import { buildWebSdk } from "../../packages/web-sdk/build.mjs";
 import { launchChromium, type Browser } from "../support/browser.js";
-import { waitForCampaign, waitUntil, type Rest } from "../support/herald-client.js";
+import { waitForCampaign, type Rest } from "../support/herald-client.js";
+import { waitUntil } from "../support/wait.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // @herald/web in Chromium against the whole stack: a site on its own origin loads the SDK,

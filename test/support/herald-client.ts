@@ -53,15 +53,6 @@ export function expectConsistentStats(campaign: any) {
   expect(s.delivered + s.failed + s.bounced + s.throttled).toBe(s.sent);
 }
 
-/** Polls `check` every 100 ms until it holds; throws naming `what` after `timeoutMs`. */
-export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** One metric's value summed over the series whose labels include `labels`, from a /metrics port (0 when absent). */
 export async function scrapeMetric(port: number, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
