@@ -6,7 +6,7 @@ import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "../test/sup
 import type { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { seedRegistryDevices } from "../test/support/registry-seed.js";
 import { freePort, restClient } from "../test/support/stack.js";
-import { answersOk, assertRunning, waitUntil } from "../test/support/wait.js";
+import { untilServing } from "../test/support/wait.js";
 import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
 import { runPeerChild } from "./peer-child.js";
@@ -198,14 +198,7 @@ async function startSimulator(): Promise<Simulator> {
   });
   const admin = `http://127.0.0.1:${adminPort}`;
   try {
-    await waitUntil(
-      "the provider simulator",
-      async () => {
-        assertRunning(child, "the provider simulator");
-        return answersOk(`${admin}/healthz`);
-      },
-      20_000,
-    );
+    await untilServing(child, "the provider simulator", `${admin}/healthz`, { timeoutMs: 20_000 });
   } catch (err) {
     child.kill("SIGKILL");
     throw err;
@@ -240,14 +233,7 @@ export async function startSink(): Promise<Sink> {
     stdio: ["ignore", "inherit", "inherit"],
   });
   const admin = `http://127.0.0.1:${adminPort}`;
-  await waitUntil(
-    "the push sink",
-    async () => {
-      assertRunning(child, "the push sink");
-      return answersOk(`${admin}/count`);
-    },
-    10_000,
-  );
+  await untilServing(child, "the push sink", `${admin}/count`, { timeoutMs: 10_000 });
   return { port, tokenPort, admin, child };
 }
 

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
 import { freePort } from "../test/support/stack.js";
-import { answersOk, assertRunning, waitUntil } from "../test/support/wait.js";
+import { untilServing } from "../test/support/wait.js";
 
 // The built Herald processes (production build, production dependencies: what the image
 // runs) for benchmarks, wired like dev mode (scripts/processes.mjs) on free ports.
@@ -112,13 +112,9 @@ export async function startBuiltStack(opts: {
 }
 
 async function waitReady(p: BuiltProcess): Promise<void> {
-  await waitUntil(
-    `${p.name} to be ready`,
-    async () => {
-      assertRunning(p.child, p.name, p.output);
-      return answersOk(`http://127.0.0.1:${p.ready}/readyz`);
-    },
-    60_000,
-    200,
-  );
+  await untilServing(p.child, p.name, `http://127.0.0.1:${p.ready}/readyz`, {
+    timeoutMs: 60_000,
+    everyMs: 200,
+    output: p.output,
+  });
 }

@@ -15,7 +15,7 @@ export async function waitUntil(
 }
 
 /** Whether `url` answers 2xx (false while nothing listens). */
-export const answersOk = (url: string, init?: RequestInit): Promise<boolean> =>
+const answersOk = (url: string, init?: RequestInit): Promise<boolean> =>
   fetch(url, init).then(
     (r) => r.ok,
     () => false,
@@ -26,4 +26,22 @@ export function assertRunning(child: ChildProcess, name: string, output: readonl
   if (child.exitCode !== null || child.signalCode !== null) {
     throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}):\n${output.join("").slice(-2000)}`);
   }
+}
+
+/** Waits until `url` answers 2xx from the process `child` starts, failing at once if it exits. */
+export async function untilServing(
+  child: ChildProcess,
+  name: string,
+  url: string,
+  opts: { timeoutMs: number; everyMs?: number; output?: readonly string[] },
+): Promise<void> {
+  await waitUntil(
+    `${name} to serve ${url}`,
+    async () => {
+      assertRunning(child, name, opts.output);
+      return answersOk(url);
+    },
+    opts.timeoutMs,
+    opts.everyMs,
+  );
 }
