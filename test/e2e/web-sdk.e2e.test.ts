@@ -136,8 +136,10 @@ beforeAll(async () => {
   page = await browser.context.newPage();
   page.setDefaultTimeout(15_000);
   cdp = await browser.context.newCDPSession(page);
-  cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => {
-    for (const r of e.registrations) if (!r.isDeleted) registrationId = r.registrationId;
+  // A push handed to a registration whose worker has not activated yet is dropped: take
+  // the registration once its worker is activated.
+  cdp.on("ServiceWorker.workerVersionUpdated", (e) => {
+    for (const v of e.versions) if (v.status === "activated") registrationId = v.registrationId;
   });
   await cdp.send("ServiceWorker.enable");
 });
