@@ -459,9 +459,41 @@ key: {{ .envName }}
 {{- end -}}
 
 {{/*
+A memory quantity in Kubernetes' notation (512Mi, 1Gi, 1G, 1.5Gi, 5e8, 536870912: the
+schema's pattern) in whole MiB. Call with (dict "q" <quantity> "where" <values path>).
+*/}}
+{{- define "herald.quantityMiB" -}}
+{{- $q := include "herald.envValue" .q -}}
+{{- if not (regexMatch "^[0-9.]+([eE][-+]?[0-9]+|[numkKMGTPE]i?)?$" $q) -}}
+{{- fail (printf "herald: %s: %q is not a memory quantity" .where $q) -}}
+{{- end -}}
+{{- $units := dict "" 1.0 "n" 1e-9 "u" 1e-6 "m" 1e-3 "k" 1e3 "M" 1e6 "G" 1e9 "T" 1e12 "P" 1e15 "E" 1e18 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "Pi" 1125899906842624.0 "Ei" 1152921504606846976.0 -}}
+{{- $unit := regexFind "[numkKMGTPE]i?$" $q -}}
+{{- floor (divf (mulf (float64 (trimSuffix $unit $q)) (get $units $unit)) 1048576) | int64 -}}
+{{- end -}}
+
+{{/*
+NODE_OPTIONS of a component with a memory limit: V8's old generation sized to the pod
+(docs/operations.md, "Memory"): the limit less 128 MiB for the rest of the process (code,
+young generation, buffers), and never under half the limit. The image's fixed 384 MB
+would let a 384 Mi pod's heap grow into an OOM kill, and waste a 2 Gi pod. Empty without
+a limit: the image's NODE_OPTIONS then apply.
+*/}}
+{{- define "herald.nodeOptions" -}}
+{{- $limit := "" -}}
+{{- with .c.resources -}}{{- with .limits -}}{{- $limit = .memory -}}{{- end -}}{{- end -}}
+{{- if include "herald.isSet" $limit -}}
+{{- $mib := include "herald.quantityMiB" (dict "q" $limit "where" (printf "components.%s.resources.limits.memory" .c.key)) | int64 -}}
+{{- $old := max (div $mib 2) (sub $mib 128) -}}
+{{- printf "--max-semi-space-size=4 --max-old-space-size=%d" $old -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 Non-secret environment of a component (its ConfigMap data), as a YAML map of strings.
 Call with (dict "root" $ "c" <resolved component>). Precedence, lowest first: what the
-chart derives (LOG_LEVEL, service URLs, config settings), the global env, the component's
+chart derives (LOG_LEVEL, NODE_OPTIONS from the memory limit, service URLs, config
+settings), the global env, the component's
 env. PORT/ADMIN_PORT and the secrets are set in the container itself.
 */}}
 {{- define "herald.configData" -}}
@@ -469,6 +501,9 @@ env. PORT/ADMIN_PORT and the secrets are set in the container itself.
 {{- $c := .c -}}
 {{- $data := dict -}}
 {{- $_ := set $data "LOG_LEVEL" (toString ($c.logLevel | default "info")) -}}
+{{- with include "herald.nodeOptions" (dict "c" $c) -}}
+{{- $_ := set $data "NODE_OPTIONS" . -}}
+{{- end -}}
 {{- if has "nats" $c.infra -}}
 {{- $_ := set $data "NATS_NAMESPACE" (toString ($root.Values.nats.namespace | default "")) -}}
 {{- end -}}

@@ -818,6 +818,57 @@ describe("environment", () => {
     expect(envOf("dev", "sender-fcm", "NATS_NAMESPACE")).toBe("dev");
   });
 
+  it.each(SETS)("%s: V8's old generation fits each container's memory limit (NODE_OPTIONS)", (set) =>
+    eachDeployment(set, (d) => {
+      const c = mainContainer(d);
+      const options = envValue(containerEnv(objectsOf(set), c), "NODE_OPTIONS");
+      const limit: string | undefined = c.resources?.limits?.memory;
+      if (limit === undefined) {
+        expect(options, `${d.metadata.name}: no limit, the image's options`).toBeUndefined();
+        return;
+      }
+      const mib = Number(limit.replace(/Mi$/, ""));
+      expect(`${mib}Mi`, "the value sets give limits in Mi").toBe(limit);
+      const old = Number(/--max-old-space-size=(\d+)/.exec(options ?? "")?.[1]);
+      expect(old, d.metadata.name).toBe(Math.max(Math.floor(mib / 2), mib - 128));
+      expect(options).toContain("--max-semi-space-size=4");
+    }),
+  );
+
+  it("NODE_OPTIONS: quantities in every notation, no limit, and a component's own NODE_OPTIONS", async () => {
+    const limits: Record<string, string | number | null> = {
+      gateway: "1.5Gi",
+      credential: "1G",
+      deviceRegistry: 5e8,
+      campaign: "256Mi",
+      senderApns: "2Gi",
+      senderFcm: null,
+      senderWebpush: "512Mi",
+    };
+    const components: Record<string, Record<string, unknown>> = Object.fromEntries(
+      Object.entries(limits).map(([key, memory]) => [key, { resources: { limits: { memory } } }]),
+    );
+    components.senderWebpush = { ...components.senderWebpush, env: { NODE_OPTIONS: "--max-old-space-size=999" } };
+    const objs = await render({ values: { components } });
+    const options = Object.fromEntries(
+      heraldDeployments(objs).map((d) => [roleOf(d), envValue(containerEnv(objs, mainContainer(d)), "NODE_OPTIONS")]),
+    );
+    const old = (n: number) => `--max-semi-space-size=4 --max-old-space-size=${n}`;
+    expect(options).toEqual({
+      gateway: old(1536 - 128),
+      credential: old(953 - 128), // 10⁹ bytes
+      "device-registry": old(476 - 128), // 5·10⁸ bytes
+      campaign: old(128), // half of 256
+      "sender-apns": old(2048 - 128),
+      "sender-fcm": undefined,
+      "sender-webpush": "--max-old-space-size=999",
+    });
+    const err = await renderFailure({
+      values: { components: { campaign: { resources: { limits: { memory: "lots" } } } } },
+    });
+    expect(err.stderr).toContain("components.campaign.resources.limits.memory");
+  });
+
   it.each(SETS)("%s: service URLs point at the callee's Service and RPC port", (set) =>
     eachDeployment(set, (d) => {
       const objs = objectsOf(set);
