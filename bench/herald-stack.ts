@@ -86,8 +86,11 @@ export async function startBuiltStack(opts: {
               ...opts.env,
               ...d.env,
               ...opts.envFor?.[d.name],
-              // Profiling: BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench …
-              NODE_OPTIONS: [d.env.NODE_OPTIONS, process.env.BENCH_NODE_OPTIONS].filter(Boolean).join(" "),
+              // envFor's NODE_OPTIONS adds to the process's. Profiling:
+              // BENCH_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench …
+              NODE_OPTIONS: [d.env.NODE_OPTIONS, opts.envFor?.[d.name]?.NODE_OPTIONS, process.env.BENCH_NODE_OPTIONS]
+                .filter(Boolean)
+                .join(" "),
             },
             stdio: ["ignore", "pipe", "pipe"],
           });

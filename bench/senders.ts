@@ -60,11 +60,19 @@ const ACCESS_TOKEN = "bench-access-token";
 const TIMEOUT_MS = 300_000;
 
 type Provider = "apns" | "webpush" | "fcm";
-type SideKind = "herald" | "peer" | "peer-h1" | "raw";
+type SideKind = "herald" | "stubbed" | "peer" | "peer-h1" | "raw";
 
-/** The sides of each provider; FCM's peer twice: its default HTTP/2 transport and its legacy HTTP/1.1 one. */
+/**
+ * The sides of each provider; FCM's peer twice: its default HTTP/2 transport and its legacy
+ * HTTP/1.1 one. APNs also runs sender-apns with its HTTP/2 exchange stubbed
+ * (bench/stub-exchange.mjs): what the sender spends besides the requests the raw client makes.
+ */
 const sidesOf = (p: Provider): SideKind[] =>
-  p === "fcm" ? ["herald", "peer", "peer-h1", "raw"] : ["herald", "peer", "raw"];
+  p === "fcm"
+    ? ["herald", "peer", "peer-h1", "raw"]
+    : p === "apns"
+      ? ["herald", "stubbed", "peer", "raw"]
+      : ["herald", "peer", "raw"];
 
 /** --platform apns|webpush|fcm (default: all three). */
 const ONLY = text("platform", "all");
@@ -261,7 +269,7 @@ export async function senders(ctx: SendersContext): Promise<void> {
       });
     };
 
-    const heraldSide = async (provider: Provider, round: number): Promise<Run> => {
+    const heraldSide = async (provider: Provider, round: number, stubbed = false): Promise<Run> => {
       const role = `sender-${provider}`;
       const credentialPort = await freePort();
       const stack: BuiltStack = await startBuiltStack({
@@ -272,7 +280,10 @@ export async function senders(ctx: SendersContext): Promise<void> {
         // The bench talks to the credential service itself (apps and platform configs).
         envFor: {
           credential: { PORT: String(credentialPort) },
-          [role]: { CREDENTIAL_URL: `http://127.0.0.1:${credentialPort}` },
+          [role]: {
+            CREDENTIAL_URL: `http://127.0.0.1:${credentialPort}`,
+            ...(stubbed ? { NODE_OPTIONS: `--import ${path.join(root, "bench/stub-exchange.mjs")}` } : {}),
+          },
         },
       });
       try {
@@ -343,7 +354,7 @@ export async function senders(ctx: SendersContext): Promise<void> {
         }
         const seconds = (performance.now() - t0) / 1000;
         const cpu = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid) - cpu0[n]!]));
-        return measured(provider, "herald", round, {
+        return measured(provider, stubbed ? "stubbed" : "herald", round, {
           seconds,
           delivered: outcomes.delivered,
           failed: outcomes.failed,
@@ -370,7 +381,10 @@ export async function senders(ctx: SendersContext): Promise<void> {
         // Interleaved: each round starts with the next side.
         const sides = sidesOf(provider);
         for (const side of sides.map((_, i) => sides[(i + round) % sides.length]!)) {
-          const run = side === "herald" ? await heraldSide(provider, round) : await childSide(provider, side, round);
+          const run =
+            side === "herald" || side === "stubbed"
+              ? await heraldSide(provider, round, side === "stubbed")
+              : await childSide(provider, side, round);
           runs.push(run);
           console.log(
             `  round ${round + 1} ${provider.padEnd(7)} ${sideLabel(provider, side).padEnd(26)} ` +
@@ -396,6 +410,7 @@ const PEERS: Record<Provider, { label: string; pkg: string; script: string }> = 
 
 function sideLabel(provider: Provider, side: SideKind): string {
   if (side === "herald") return `Herald sender-${provider}`;
+  if (side === "stubbed") return `Herald sender-${provider}, HTTP/2 exchange stubbed`;
   if (side === "raw") return "raw node:http2";
   const peer = PEERS[provider];
   return `${peer.label} ${version(peer.pkg)}${side === "peer-h1" ? " (legacy HTTP/1.1)" : ""}`;
@@ -588,6 +603,28 @@ const TARGETS: { provider: Provider; against: SideKind; min: number; text: strin
 
 const PROVIDER_NAMES: Record<Provider, string> = { apns: "APNs", webpush: "Web Push", fcm: "FCM" };
 
+/**
+ * What the stubbed side proves about "sender-apns ≥ 90 % of raw node:http2": a sender pays
+ * its own work (the stubbed side's CPU) on top of the exchange the raw client makes (the raw
+ * side's CPU, a floor for the pool's), so at the raw client's CPU per second it reaches at
+ * most raw ÷ (own + raw) of the raw client's rate.
+ */
+function pipelineLimit(
+  stubbed: { perSecond: number; cpuPer10k: number; cpuBusyPct: number },
+  raw: { perSecond: number; cpuPer10k: number; cpuBusyPct: number },
+): string {
+  const bound = raw.cpuPer10k / (stubbed.cpuPer10k + raw.cpuPer10k);
+  return (
+    `Limit of the 90 % target: sender-apns's own work, its HTTP/2 exchange stubbed, costs ` +
+    `${stubbed.cpuPer10k.toFixed(2)} CPU s per 10k (${Math.round(stubbed.perSecond)}/s at ` +
+    `${Math.round(stubbed.cpuBusyPct)} % busy, ${(stubbed.perSecond / raw.perSecond).toFixed(2)} × the raw client ` +
+    `with no HTTP at all); the raw client's whole exchange costs ${raw.cpuPer10k.toFixed(2)} s. A sender doing both ` +
+    `spends at least ${(stubbed.cpuPer10k + raw.cpuPer10k).toFixed(2)} s per 10k: at the raw client's ` +
+    `${Math.round(raw.cpuBusyPct)} % busy that is at most ${Math.round(bound * 100)} % of its rate. 90 % needs the ` +
+    `sender's own work under ${(raw.cpuPer10k / 9).toFixed(2)} s per 10k.`
+  );
+}
+
 function report(runs: Run[], ceilingRuns: CeilingRun[]) {
   const ceilings = [...new Set(ceilingRuns.map((c) => c.key))].map((key) => {
     const cs = ceilingRuns.filter((c) => c.key === key);
@@ -611,7 +648,10 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
         sinkCpuPct: median(rs.map((r) => r.sinkCpuPct)),
         // The sender's own process; the credential service's is in the JSON.
         peakRssMb: Math.max(
-          ...rs.map((r) => (side === "herald" ? r.peakRssMb[`sender-${provider}`] : r.peakRssMb[side]) ?? 0),
+          ...rs.map(
+            (r) =>
+              (side === "herald" || side === "stubbed" ? r.peakRssMb[`sender-${provider}`] : r.peakRssMb[side]) ?? 0,
+          ),
         ),
         notDelivered: rs.reduce((n, r) => n + (N - r.delivered), 0),
         firstError: rs.find((r) => r.firstError)?.firstError,
@@ -664,6 +704,7 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
       const shown = t.against === "raw" ? `${Math.round(ratio * 100)} %` : `${ratio.toFixed(2)} ×`;
       return `| ${t.text} | ${shown} | ${ratio >= t.min ? "yes" : "**no**"} |`;
     }),
+    ...(PROVIDERS.includes("apns") ? ["", pipelineLimit(row("apns", "stubbed"), row("apns", "raw"))] : []),
     "",
     "Notes:",
     "",
@@ -693,6 +734,9 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
       "oauth2.googleapis.com whatever the key file's token_uri says). Everything else is the SDK's own.",
     "- raw node:http2: the exact request the Herald sender sends (headers and body built once with the sender's own " +
       `payload code), 1 session, ${IN_FLIGHT} streams in flight.`,
+    "- HTTP/2 exchange stubbed: the same built sender-apns, with bench/stub-exchange.mjs preloaded: every request of " +
+      "its HTTP/2 pool answers at once with an empty 200 and nothing reaches the sink. It measures the sender's own " +
+      "work per notification: JetStream, protobuf, batching, send slots, provider token and headers, metrics, outcomes.",
   ];
   const table = lines.join("\n");
   console.log(`\n${table}\n`);
