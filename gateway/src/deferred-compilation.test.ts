@@ -25,6 +25,12 @@ describe("DeferredCompilation", () => {
     expect(deferred.compileAll()).toBe(0);
   });
 
+  it("leaves a serializer's wrapper without errors", () => {
+    const serialize = new DeferredCompilation().defer(() => (data: unknown) => JSON.stringify(data));
+    expect(serialize({ a: 1 })).toBe('{"a":1}');
+    expect("errors" in serialize).toBe(false);
+  });
+
   it("compileAll compiles what no call has, and a schema that cannot compile throws there", () => {
     const deferred = new DeferredCompilation();
     const compile = vi.fn(positive);

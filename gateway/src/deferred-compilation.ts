@@ -15,9 +15,9 @@ export class DeferredCompilation {
   private readonly pending = new Set<() => void>();
 
   /**
-   * A function that compiles `compile()` on its first call and then forwards to it. Its
-   * `errors` follow the compiled function's after each call (what fastify reads of a
-   * validator that returned false).
+   * A function that compiles `compile()` on its first call and then forwards to it. When
+   * the compiled function has `errors` (a validator), the wrapper's follow them after each
+   * call: what fastify reads of a validator that returned false.
    */
   defer<F extends (data: never) => unknown>(compile: () => F): F {
     let compiled: F | undefined;
@@ -30,7 +30,8 @@ export class DeferredCompilation {
     const deferred = ((data: never) => {
       const fn = compiled ?? force();
       const result = fn(data);
-      (deferred as { errors?: unknown }).errors = (fn as { errors?: unknown }).errors;
+      // ajv's validators carry `errors`; fast-json-stringify's serializers do not.
+      if ("errors" in fn) (deferred as { errors?: unknown }).errors = fn.errors;
       return result;
     }) as F;
     return deferred;

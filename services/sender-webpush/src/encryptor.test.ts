@@ -36,4 +36,13 @@ describe("WorkerEncryptor", () => {
     expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(InvalidSubscriberKeyError);
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(PayloadTooLargeError);
   });
+
+  it("reports a worker's PayloadTooLarge with the message's size (the thread checks again)", async () => {
+    // encrypt() refuses an oversized message before any clone: hand one to the threads directly.
+    const run = (encryptor as unknown as { run(jobs: unknown[]): Promise<{ ok: boolean; error?: unknown }[]> }).run;
+    const { publicKey, authSecret } = subscriber();
+    const [answer] = await run.call(encryptor, [{ plaintext: Buffer.alloc(MAX_PLAINTEXT + 7), publicKey, authSecret }]);
+    expect(answer).toMatchObject({ ok: false, error: expect.any(PayloadTooLargeError) });
+    expect(answer!.error).toMatchObject({ size: MAX_PLAINTEXT + 7 });
+  });
 });

@@ -61,11 +61,14 @@ export class WorkerEncryptor implements Encryptor {
 
   private async run(jobs: EncryptJob[]): Promise<ItemResult<Buffer>[]> {
     const answers = (await this.pool.run(jobs)) as EncryptAnswer[];
-    return answers.map((a): ItemResult<Buffer> => {
+    return answers.map((a, i): ItemResult<Buffer> => {
       if ("body" in a) return { ok: true, value: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength) };
       return {
         ok: false,
-        error: a.error === "PayloadTooLarge" ? new PayloadTooLargeError(0) : new InvalidSubscriberKeyError(),
+        error:
+          a.error === "PayloadTooLarge"
+            ? new PayloadTooLargeError(jobs[i]!.plaintext.length)
+            : new InvalidSubscriberKeyError(),
       };
     });
   }
