@@ -193,7 +193,13 @@ async function startSimulator(): Promise<Simulator> {
   )!;
   const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, ...def.args], {
     cwd: root,
-    env: { ...process.env, ...def.env, SIM_SEED: "1", LOG_LEVEL: "warn" },
+    env: {
+      ...process.env,
+      ...def.env,
+      NODE_OPTIONS: [def.env.NODE_OPTIONS, process.env.BENCH_NODE_OPTIONS].filter(Boolean).join(" "),
+      SIM_SEED: "1",
+      LOG_LEVEL: "warn",
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
   const admin = `http://127.0.0.1:${adminPort}`;
