@@ -493,8 +493,8 @@ a limit: the image's NODE_OPTIONS then apply.
 Non-secret environment of a component (its ConfigMap data), as a YAML map of strings.
 Call with (dict "root" $ "c" <resolved component>). Precedence, lowest first: what the
 chart derives (LOG_LEVEL, NODE_OPTIONS from the memory limit, service URLs, config
-settings), the global env, the component's
-env. PORT/ADMIN_PORT and the secrets are set in the container itself.
+settings), the global env, the component's env. PORT/ADMIN_PORT and the secrets are set
+in the container itself.
 */}}
 {{- define "herald.configData" -}}
 {{- $root := .root -}}
