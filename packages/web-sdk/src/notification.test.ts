@@ -21,6 +21,7 @@ describe("what the service worker shows", () => {
       title: "Sale",
       options: {
         body: "Now",
+        tag: `herald:${campaign_id}`,
         image: "https://example.com/i.png",
         icon: "https://example.com/icon.png",
         badge: "https://example.com/badge.png",
@@ -33,6 +34,7 @@ describe("what the service worker shows", () => {
   it("shows silent sends without noise and takes foreign payloads for none of Herald's", () => {
     const silent = notificationOf({ title: "t", body: "b", content_available: true });
     expect(silent.options).toMatchObject({ silent: true, data: { data: {} } });
+    expect(silent.options.tag).toBeUndefined();
     expect(parsePayload("not json")).toBeUndefined();
     expect(parsePayload(JSON.stringify({ title: 1, body: "b" }))).toBeUndefined();
     expect(parsePayload("[]")).toBeUndefined();

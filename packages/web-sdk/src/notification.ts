@@ -47,6 +47,9 @@ export function notificationOf(p: PushPayload): ShownNotification {
     body: p.body,
     data: { campaign_id: p.campaign_id, data: isObject(p.data) ? p.data : {} },
   };
+  // Delivery is at least once: a campaign's second push to this browser replaces its
+  // first notification (quietly: no renotify) instead of showing beside it.
+  if (p.campaign_id) options.tag = `herald:${p.campaign_id}`;
   if (p.image) options.image = p.image;
   if (p.icon) options.icon = p.icon;
   if (p.badge) options.badge = p.badge;
