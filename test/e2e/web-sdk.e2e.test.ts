@@ -9,7 +9,7 @@ import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/a
 import { buildWebSdk } from "../../packages/web-sdk/build.mjs";
 import { launchChromium, type Browser } from "../support/browser.js";
 import { waitForCampaign, type Rest } from "../support/herald-client.js";
-import { waitUntil } from "../support/wait.js";
+import { eventually, waitUntil } from "../support/wait.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // @herald/web in Chromium against the whole stack: a site on its own origin loads the SDK,
@@ -233,9 +233,7 @@ describe("@herald/web in a browser", () => {
         registrationId: registrationId!,
         data: delivery!.payload,
       });
-      const deadline = Date.now() + 5_000;
-      while (Date.now() < deadline && (await shown()).length === 0) await new Promise((r) => setTimeout(r, 200));
-      if ((await shown()).length > 0) break;
+      if (await eventually(async () => (await shown()).length > 0, 5_000, 200)) break;
     }
     await expect
       .poll(shown, POLL)

@@ -1,5 +1,15 @@
 import type { ChildProcess } from "node:child_process";
 
+/** Polls `check` every `everyMs` until it holds (true) or `timeoutMs` has passed (false). */
+export async function eventually(check: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return true;
+}
+
 /** Polls `check` every `everyMs` until it holds; throws naming `what` after `timeoutMs`. */
 export async function waitUntil(
   what: string,
@@ -7,16 +17,12 @@ export async function waitUntil(
   timeoutMs = 60_000,
   everyMs = 100,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  if (!(await eventually(check, timeoutMs, everyMs))) throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Whether `url` answers 2xx (false while nothing listens). */
-const answersOk = (url: string, init?: RequestInit): Promise<boolean> =>
-  fetch(url, init).then(
+const answersOk = (url: string): Promise<boolean> =>
+  fetch(url).then(
     (r) => r.ok,
     () => false,
   );

@@ -477,7 +477,8 @@ NODE_OPTIONS of a component with a memory limit: V8's old generation sized to th
 (docs/operations.md, "Memory"): the limit less 128 MiB for the rest of the process (code,
 young generation, buffers), and never under half the limit. The image's fixed 384 MB
 would let a 384 Mi pod's heap grow into an OOM kill, and waste a 2 Gi pod. Empty without
-a limit: the image's NODE_OPTIONS then apply.
+a limit: the image's NODE_OPTIONS then apply. Otherwise the same options as the image's
+(scripts/processes.mjs; a chart test keeps them equal).
 */}}
 {{- define "herald.nodeOptions" -}}
 {{- $limit := "" -}}
