@@ -71,6 +71,8 @@ export interface Pod {
   env: Record<string, string>;
 }
 
+type ProbeKind = "readinessProbe" | "livenessProbe" | "startupProbe";
+
 export interface ChartCluster {
   manifests: K8sObject[];
   releaseDir: string;
@@ -84,7 +86,7 @@ export interface ChartCluster {
   podsOf(role: string): Pod[];
   deployments: K8sObject[];
   /** GET on a probe of a pod (readinessProbe, livenessProbe or startupProbe): its status. */
-  probe(pod: Pod, kind: "readinessProbe" | "livenessProbe" | "startupProbe"): Promise<number>;
+  probe(pod: Pod, kind: ProbeKind): Promise<number>;
   /** Starts one more pod of a Deployment and waits until it is ready (a rolling update's surge). */
   surge(deployment: string): Promise<Pod>;
   /** SIGTERM, as the kubelet sends it, then waits for the exit (SIGKILL after the grace period). */
@@ -380,23 +382,52 @@ export async function startChartCluster(infra: InfraUrls, opts: ChartClusterOpti
       return pod;
     };
 
-    const probe = async (pod: Pod, kind: "readinessProbe" | "livenessProbe" | "startupProbe"): Promise<number> => {
+    /** The kubelet's httpGet probe: the status (0 when nothing answered) and the body, for diagnostics. */
+    const probeAnswer = async (pod: Pod, kind: ProbeKind): Promise<{ status: number; body: string }> => {
       const dep = deployments.find((d) => d.metadata.name === pod.deployment)!;
       const get = dep.spec.template.spec.containers[0][kind]?.httpGet;
       if (!get) throw new Error(`${pod.deployment} has no httpGet ${kind}`);
       const port = typeof get.port === "number" ? pod.ports.get(get.port) : pod.namedPorts.get(get.port);
       if (!port) throw new Error(`${pod.deployment}: ${kind} port ${get.port} is not a container port`);
       return fetch(`http://127.0.0.1:${port}${get.path}`, { signal: AbortSignal.timeout(3_000) }).then(
-        (r) => r.status,
-        () => 0,
+        async (r) => ({ status: r.status, body: await r.text().catch(() => "") }),
+        (err: Error) => ({ status: 0, body: err.message }),
       );
     };
-    const waitReady = (pod: Pod) =>
-      waitFor(`${pod.name} to be ready`, async () => (await probe(pod, "readinessProbe")) === 200, 90_000, pod);
+    const probe = async (pod: Pod, kind: ProbeKind) => (await probeAnswer(pod, kind)).status;
+    /** As long as the kubelet gives a pod to start: its startupProbe's period × failure threshold. */
+    const startupBudgetMs = (pod: Pod): number => {
+      const dep = deployments.find((d) => d.metadata.name === pod.deployment)!;
+      const sp = dep.spec.template.spec.containers[0].startupProbe ?? {};
+      return (sp.periodSeconds ?? 10) * (sp.failureThreshold ?? 3) * 1000;
+    };
+    const waitReady = async (pod: Pod) => {
+      let last = { status: 0, body: "not probed yet" };
+      try {
+        await waitFor(
+          `${pod.name} to be ready`,
+          async () => {
+            last = await probeAnswer(pod, "readinessProbe");
+            return last.status === 200;
+          },
+          startupBudgetMs(pod),
+          pod,
+        );
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\nlast readiness answer: ${last.status} ${last.body.slice(0, 500)}`);
+      }
+    };
 
     const replicasOf = (dep: K8sObject) => (dep.spec.replicas ?? 1) as number;
+    const launchedAt = Date.now();
     for (const dep of deployments) for (let r = 0; r < replicasOf(dep); r++) await launch(dep, r);
-    await Promise.all(pods.map(waitReady));
+    // Every pod that did not get ready is named, not only the first: a gateway waits on its backends.
+    const notReady = (await Promise.allSettled(pods.map(waitReady))).flatMap((r) =>
+      r.status === "rejected" ? [(r.reason as Error).message] : [],
+    );
+    if (notReady.length > 0)
+      throw new Error(`${notReady.length} of ${pods.length} pods not ready:\n${notReady.join("\n\n")}`);
+    console.log(`${pods.length} pods ready ${((Date.now() - launchedAt) / 1000).toFixed(1)} s after launch`);
 
     const gatewayDep = deployments.find((d) => d.spec.template.spec.containers[0].args?.[0] === "gateway");
     return {

@@ -47,14 +47,32 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port for a process a test or bench starts next, not bound yet. Port 0 made the kernel
+ * pick one, and the kernel would hand the same port to the next bind(0) or outgoing
+ * connection anywhere on the machine until that process bound it: a chart cluster asks for
+ * some 25 before starting its pods, and a pod lost its port now and then. These ports come
+ * from below the kernel's ephemeral range (which starts at 32768), from a block of this
+ * vitest worker's own, in turn, each checked free by listening on it.
+ */
+const PORT_BLOCK = 1_500;
+const PORT_BLOCKS_FROM = 20_000;
+const portBlock = PORT_BLOCKS_FROM + (Number(process.env.VITEST_POOL_ID ?? 0) % 8) * PORT_BLOCK;
+let nextPort = Math.floor(Math.random() * PORT_BLOCK);
+
+export async function freePort(): Promise<number> {
+  for (let tried = 0; tried < PORT_BLOCK; tried++) {
+    const port = portBlock + (nextPort++ % PORT_BLOCK);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${portBlock}-${portBlock + PORT_BLOCK - 1}`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
 }
 
