@@ -59,7 +59,7 @@ interface Variant {
   replicas?: Record<string, number>;
   /** Not Herald: @parse/node-apn sending the same number of notifications straight to the sink. */
   peer?: boolean;
-  /** Delivered to the provider simulator instead of the sink: the stack as dev mode runs it, for its memory. */
+  /** Delivered to the provider simulator instead of the sink: the stack with its stand-in for Apple, for its memory. */
   simulator?: boolean;
 }
 
@@ -84,6 +84,8 @@ interface Run {
   peakRssMb: Record<string, number>;
   /** Peak of the Herald processes' and the receiver's RSS summed at each sample (not for node-apn). */
   togetherRssMb?: number;
+  /** The same for their PSS (shared pages counted once); memory row only. */
+  togetherPssMb?: number;
   spanBytes: number;
 }
 
@@ -176,7 +178,11 @@ const sinkReceiver = (sink: Sink): Receiver => ({
   count: async () => (await (await fetch(`${sink.admin}/count`)).json()) as SinkCount,
 });
 
-/** services/provider-sim as dev mode runs it (sources under tsx), on free ports, faults off. */
+/**
+ * services/provider-sim, built like the Herald processes (its dist/, which the release's
+ * build compiled; under tsx it holds some 16 MB more), with dev mode's NODE_OPTIONS, on
+ * free ports, faults off.
+ */
 interface Simulator {
   url: string;
   child: ChildProcess;
@@ -187,11 +193,12 @@ interface Simulator {
 
 async function startSimulator(): Promise<Simulator> {
   const [port, adminPort] = [await freePort(), await freePort()];
-  // Its dev-mode definition (arguments, NODE_OPTIONS) on other ports.
+  // Its dev-mode definition (environment, NODE_OPTIONS) on other ports, its source's build.
   const def = heraldProcesses({ ...DEFAULT_PORTS, providerSim: port, providerSimAdmin: adminPort }).find(
     (p) => p.name === "provider-sim",
   )!;
-  const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, ...def.args], {
+  const built = def.args.map((a) => a.replace(/^(services\/provider-sim)\/src\/(.*)\.ts$/, "$1/dist/$2.js"));
+  const child = spawn(process.execPath, built, {
     cwd: root,
     env: {
       ...process.env,
@@ -451,7 +458,7 @@ async function runCampaign(
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
   const bytes0 = otlp.bytes();
   // The receiver too, for the stack's RSS at one moment; its own peak comes from watchAround.
-  const rss = peakRss({ ...pids, receiver: receiver.pid });
+  const rss = peakRss({ ...pids, receiver: receiver.pid }, 100, { pss: variant.part === "memory" });
   const watch = watchAround(receiver);
   const t0 = Date.now();
   const res = await api("POST", "/v1/push/send", {
@@ -509,6 +516,7 @@ async function runCampaign(
     cpuPer10k: (total / variant.devices) * 10_000,
     peakRssMb: peaks,
     togetherRssMb: rss.together(),
+    togetherPssMb: rss.togetherPss(),
     spanBytes: otlp.bytes() - bytes0,
   };
 }
@@ -532,6 +540,7 @@ interface Row {
   spanKbPer10k: number;
   peakRssMb: Record<string, number>;
   togetherRssMb: number;
+  togetherPssMb: number;
 }
 
 const rss = (r: Row, names: readonly string[]) => names.map((n) => Math.round(r.peakRssMb[n] ?? 0));
@@ -562,6 +571,7 @@ function report(chosen: Variant[], runs: Run[]) {
       spanKbPer10k: median(rs.map((r) => (r.spanBytes / v.devices) * 10)),
       peakRssMb: Object.fromEntries(processes.map((p) => [p, Math.max(...rs.map((r) => r.peakRssMb[p] ?? 0))])),
       togetherRssMb: Math.max(...rs.map((r) => r.togetherRssMb ?? Number.NaN)),
+      togetherPssMb: Math.max(...rs.map((r) => r.togetherPssMb ?? Number.NaN)),
     };
   });
   const lines = [
@@ -638,7 +648,9 @@ function report(chosen: Variant[], runs: Run[]) {
       `Whole stack during the ${memory.devices.toLocaleString("en")}-device iOS campaign, provider simulator included: ` +
         `${ms(memory.togetherRssMb)} MB peak RSS at one moment (target ≤ 900 MB); the sum of each process's own ` +
         `peak, reached at different moments, ${totalRss(memory) + Math.round(memory.sinkRssMb)} MB: the seven ` +
-        `Herald processes ${totalRss(memory)} MB, the simulator ${Math.round(memory.sinkRssMb)} MB.`,
+        `Herald processes ${totalRss(memory)} MB, the simulator ${Math.round(memory.sinkRssMb)} MB. RSS counts ` +
+        `in every process the pages they share, mostly the Node binary's code (some 50 MB resident in each); ` +
+        `counted once (proportional set size, summed at each sample), the stack peaked at ${ms(memory.togetherPssMb)} MB.`,
     );
   }
   const two = rows.find((r) => r.part === "replicas");
