@@ -2,7 +2,9 @@ import { createECDH, randomBytes } from "node:crypto";
 import ece from "http_ece";
 import { afterAll, describe, expect, it } from "vitest";
 import { InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError } from "./ece.js";
-import { WorkerEncryptor } from "./encryptor.js";
+import { packJobs, unpackAnswers } from "./batch-wire.js";
+import { toResults, WorkerEncryptor } from "./encryptor.js";
+import { encryptPacked } from "./encryption-worker.js";
 
 function subscriber() {
   const ecdh = createECDH("prime256v1");
@@ -37,12 +39,16 @@ describe("WorkerEncryptor", () => {
     expect((results[2] as PromiseRejectedResult).reason).toBeInstanceOf(PayloadTooLargeError);
   });
 
-  it("reports a worker's PayloadTooLarge with the message's size (the thread checks again)", async () => {
-    // encrypt() refuses an oversized message before any clone: hand one to the threads directly.
-    const run = (encryptor as unknown as { run(jobs: unknown[]): Promise<{ ok: boolean; error?: unknown }[]> }).run;
+  it("reports a thread's PayloadTooLarge with the message's size (the thread checks again)", () => {
+    // encrypt() refuses an oversized message before it reaches a thread: encrypt a batch as a thread does.
     const { publicKey, authSecret } = subscriber();
-    const [answer] = await run.call(encryptor, [{ plaintext: Buffer.alloc(MAX_PLAINTEXT + 7), publicKey, authSecret }]);
-    expect(answer).toMatchObject({ ok: false, error: expect.any(PayloadTooLargeError) });
-    expect(answer!.error).toMatchObject({ size: MAX_PLAINTEXT + 7 });
+    const jobs = [
+      { plaintext: Buffer.alloc(MAX_PLAINTEXT + 7), publicKey, authSecret },
+      { plaintext: Buffer.from("fits"), publicKey, authSecret },
+    ];
+    const [tooLarge, fits] = toResults(unpackAnswers(encryptPacked(packJobs(jobs)), 2), jobs);
+    expect(tooLarge).toMatchObject({ ok: false, error: expect.any(PayloadTooLargeError) });
+    expect((tooLarge as { error: PayloadTooLargeError }).error.size).toBe(MAX_PLAINTEXT + 7);
+    expect(fits).toMatchObject({ ok: true });
   });
 });

@@ -2,8 +2,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Coalescer, type ItemResult } from "@herald/runtime";
 import { Piscina } from "piscina";
+import { type EncryptJob, type Failure, packJobs, unpackAnswers } from "./batch-wire.js";
 import { encrypt, InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError, type Subscriber } from "./ece.js";
-import type { EncryptAnswer, EncryptJob } from "./encryption-worker.js";
 
 /** RFC 8291 encryption of one message for one subscription. */
 export interface Encryptor {
@@ -50,7 +50,7 @@ export class WorkerEncryptor implements Encryptor {
   }
 
   encrypt(plaintext: Buffer, to: Subscriber): Promise<Buffer> {
-    // Checked here too: an oversized message never costs a clone.
+    // Checked here too: an oversized message never costs a trip to a thread.
     if (plaintext.length > MAX_PLAINTEXT) return Promise.reject(new PayloadTooLargeError(plaintext.length));
     return this.batches.submit({ plaintext, publicKey: to.publicKey, authSecret: to.authSecret });
   }
@@ -60,18 +60,20 @@ export class WorkerEncryptor implements Encryptor {
   }
 
   private async run(jobs: EncryptJob[]): Promise<ItemResult<Buffer>[]> {
-    const answers = (await this.pool.run(jobs)) as EncryptAnswer[];
-    return answers.map((a, i): ItemResult<Buffer> => {
-      if ("body" in a) return { ok: true, value: Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength) };
-      return {
-        ok: false,
-        error:
-          a.error === "PayloadTooLarge"
-            ? new PayloadTooLargeError(jobs[i]!.plaintext.length)
-            : new InvalidSubscriberKeyError(),
-      };
-    });
+    // One buffer each way, moved between the threads (batch-wire.ts).
+    const packed = packJobs(jobs);
+    const reply = (await this.pool.run(packed, { transferList: [packed.bytes.buffer as ArrayBuffer] })) as Uint8Array;
+    return toResults(unpackAnswers(reply, jobs.length), jobs);
   }
+}
+
+/** A thread's answers as the callers' results; a failure names the message's size or key. */
+export function toResults(answers: (Buffer | Failure)[], jobs: readonly EncryptJob[]): ItemResult<Buffer>[] {
+  return answers.map((a, i): ItemResult<Buffer> => {
+    if (a === "PayloadTooLarge") return { ok: false, error: new PayloadTooLargeError(jobs[i]!.plaintext.length) };
+    if (a === "InvalidSubscriberKey") return { ok: false, error: new InvalidSubscriberKeyError() };
+    return { ok: true, value: a };
+  });
 }
 
 /** WorkerEncryptor with `threads` threads; inline when 0. */
