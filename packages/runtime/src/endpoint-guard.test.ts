@@ -70,6 +70,14 @@ describe("checkEndpointUrl", () => {
     expect(checkEndpointUrl("not a url", strict)).toEqual({ ok: false, reason: "not a valid URL" });
   });
 
+  it("checks a URL already parsed as it checks its text", () => {
+    expect(checkEndpointUrl(new URL("http://push.example.com/x"), strict)).toMatchObject({ ok: false });
+    expect(checkEndpointUrl(new URL("https://PUSH.example.com/x"), strict)).toEqual({
+      ok: true,
+      host: "push.example.com",
+    });
+  });
+
   it("refuses credentials in the URL", () => {
     expect(checkEndpointUrl("https://user:pw@push.example.com/x", strict)).toMatchObject({ ok: false });
   });

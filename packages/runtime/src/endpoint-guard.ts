@@ -60,14 +60,14 @@ export async function checkPushEndpoint(
   return { ok: true, addresses };
 }
 
-/** The checks that need no DNS: scheme, credentials, allow-list. Returns the bare host. */
+/** The checks that need no DNS: scheme, credentials, allow-list. Returns the bare host. A URL already parsed is not parsed again. */
 export function checkEndpointUrl(
-  rawUrl: string,
+  rawUrl: string | URL,
   policy: EndpointPolicy,
 ): { ok: true; host: string } | { ok: false; reason: string } {
   let url: URL;
   try {
-    url = new URL(rawUrl);
+    url = typeof rawUrl === "string" ? new URL(rawUrl) : rawUrl;
   } catch {
     return { ok: false, reason: "not a valid URL" };
   }

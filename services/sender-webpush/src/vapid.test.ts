@@ -35,6 +35,7 @@ describe("VAPID signer", () => {
     const k = keys();
     const first = await signer.authorization("https://a.example/1", k);
     expect(await signer.authorization("https://a.example/2", k)).toBe(first);
+    expect(await signer.authorization(new URL("https://a.example/5?x"), k)).toBe(first);
     expect(await signer.authorization("https://b.example/1", k)).not.toBe(first);
     now += 10 * 3600 * 1000;
     expect(await signer.authorization("https://a.example/3", k)).toBe(first);

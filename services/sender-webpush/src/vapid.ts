@@ -59,8 +59,8 @@ export class VapidSigner {
   ) {}
 
   /** The `Authorization` header value for a message to endpoint. */
-  async authorization(endpoint: string, keys: VapidKeys): Promise<string> {
-    const audience = new URL(endpoint).origin;
+  async authorization(endpoint: string | URL, keys: VapidKeys): Promise<string> {
+    const audience = (typeof endpoint === "string" ? new URL(endpoint) : endpoint).origin;
     const cacheKey = `${audience}|${keys.publicKey}|${keys.subject}`;
     const nowS = Math.floor(this.now() / 1000);
     const hit = this.cache.get(cacheKey);

@@ -51,7 +51,7 @@ export class WebPushProvider implements Provider<VapidKeys> {
   async send(target: DeliveryTarget, ctx: SendContext<VapidKeys>): Promise<SendResult> {
     const sub = parseSubscription(target.pushToken);
     if (!sub) return { kind: "failed", reason: "InvalidSubscription" };
-    const allowed = checkEndpointUrl(sub.endpoint.href, this.policy);
+    const allowed = checkEndpointUrl(sub.endpoint, this.policy);
     if (!allowed.ok) return { kind: "failed", reason: `EndpointRefused: ${allowed.reason}` };
 
     const { batch, payload } = ctx;
@@ -69,7 +69,7 @@ export class WebPushProvider implements Provider<VapidKeys> {
       urgency: batch.highPriority ? "high" : "normal",
       "content-encoding": "aes128gcm",
       "content-type": "application/octet-stream",
-      authorization: await this.signer.authorization(sub.endpoint.href, ctx.credentials),
+      authorization: await this.signer.authorization(sub.endpoint, ctx.credentials),
     };
     if (batch.collapseId) headers.topic = topicFor(batch.collapseId);
     let res: PushResponse;
