@@ -5,7 +5,7 @@ import type { IdentityClient } from "../backends.js";
 import { adapterClass } from "./adapter.js";
 import { GrantOrgs } from "./grant-orgs.js";
 import { createProvider } from "./provider.js";
-import { cookieKeys, type SigningKeys } from "./signing-keys.js";
+import { cookieKeys, type KeySet, type SigningKeys } from "./signing-keys.js";
 
 export interface OAuthServerOptions {
   issuer: string;
@@ -37,6 +37,7 @@ export class OAuthServer {
   private readonly adapter: ReturnType<typeof adapterClass>;
   private readonly issuerUrl: URL;
   private current: Current | undefined;
+  private building: { version: string; current: Promise<Current> } | undefined;
 
   constructor(private readonly opts: OAuthServerOptions) {
     this.adapter = adapterClass(opts.identity);
@@ -52,7 +53,18 @@ export class OAuthServer {
   async instance(): Promise<Current> {
     const set = await this.opts.keys.get();
     if (this.current?.version === set.version) return this.current;
-    const provider = createProvider({
+    // Concurrent first requests of a key set share one provider.
+    if (this.building?.version !== set.version) {
+      const built = this.build(set).finally(() => {
+        if (this.building?.current === built) this.building = undefined;
+      });
+      this.building = { version: set.version, current: built };
+    }
+    return this.building.current;
+  }
+
+  private async build(set: KeySet): Promise<Current> {
+    const provider = await createProvider({
       issuer: this.opts.issuer,
       keys: set,
       adapter: this.adapter,

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import Provider, { errors } from "oidc-provider";
+import type Provider from "oidc-provider";
 import type { IdentityClient } from "../backends.js";
 import type { Adapter } from "./adapter.js";
 import type { GrantOrgs } from "./grant-orgs.js";
@@ -66,7 +66,15 @@ function sendPage(ctx: Ctx, html: string, formTargets: string[] = []): void {
  * revokes its grant; revocation (RFC 7009). Sign-in and consent are the gateway's pages
  * (interactions.ts). One instance per signing-key set (oauth-server.ts swaps them).
  */
-export function createProvider(o: ProviderOptions): Provider {
+/**
+ * oidc-provider, with koa under it, loaded with the first provider: a gateway that only
+ * ever sees API keys never loads it (a gateway at rest is some 8 MB smaller without it);
+ * the first sign-in of a gateway process waits for it once.
+ */
+let oidcProvider: Promise<typeof import("oidc-provider")> | undefined;
+
+export async function createProvider(o: ProviderOptions): Promise<Provider> {
+  const { default: Provider, errors } = await (oidcProvider ??= import("oidc-provider"));
   const resource = apiResource(o.issuer);
   const { identity, grantOrgs } = o;
 
