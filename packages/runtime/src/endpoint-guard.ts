@@ -60,7 +60,10 @@ export async function checkPushEndpoint(
   return { ok: true, addresses };
 }
 
-/** The checks that need no DNS: scheme, credentials, allow-list. Returns the bare host. A URL already parsed is not parsed again. */
+/**
+ * The checks that need no DNS: scheme, credentials, allow-list. Returns the bare host. A
+ * URL already parsed is not parsed again.
+ */
 export function checkEndpointUrl(
   rawUrl: string | URL,
   policy: EndpointPolicy,
