@@ -11,6 +11,7 @@ import { HERALD_NODE_OPTIONS, SOURCE_NODE_ARGS } from "../../scripts/processes.m
 import { stageRelease } from "../../scripts/stage-release.mjs";
 import { freePort, restClient } from "./stack.js";
 import { uniqueName } from "./unique.js";
+import { eventually } from "./wait.js";
 import type { InfraUrls } from "./infra-urls.js";
 
 // "The cluster in a test": the chart rendered with external infrastructure pointed at the
@@ -143,17 +144,19 @@ async function dropDatabase(baseUrl: string, name: string): Promise<void> {
   }
 }
 
+/** The one poll rule (wait.ts), failing at once when the pod it waits for has exited. */
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, pod?: Pod): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (pod && pod.child.exitCode !== null) {
-      throw new Error(`${pod.name} exited with ${pod.child.exitCode}:\n${pod.output.join("").slice(-3000)}`);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${pod ? `:\n${pod.output.join("").slice(-3000)}` : ""}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const held = await eventually(
+    async () => {
+      if (pod && pod.child.exitCode !== null) {
+        throw new Error(`${pod.name} exited with ${pod.child.exitCode}:\n${pod.output.join("").slice(-3000)}`);
+      }
+      return check();
+    },
+    timeoutMs,
+    200,
+  );
+  if (!held) throw new Error(`timed out waiting for ${what}${pod ? `:\n${pod.output.join("").slice(-3000)}` : ""}`);
 }
 
 function decodeData(obj: K8sObject): Record<string, string> {

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import type { JWK } from "jose";
 import { describe, expect, it } from "vitest";
 import type { IdentityClient } from "../backends.js";
-import { OAuthServer } from "./oauth-server.js";
+import { OAuthServer, type OAuthServerOptions } from "./oauth-server.js";
 import { type KeySet, publicPart } from "./signing-keys.js";
 
 function keySet(version: string): KeySet {
@@ -22,13 +22,12 @@ function keySet(version: string): KeySet {
 }
 
 function server(keys: () => KeySet) {
-  const log = { error: () => undefined } as unknown as ConstructorParameters<typeof OAuthServer>[0]["log"];
   return new OAuthServer({
     issuer: "http://127.0.0.1:1",
     identity: {} as IdentityClient,
-    keys: { get: async () => keys() } as unknown as ConstructorParameters<typeof OAuthServer>[0]["keys"],
+    keys: { get: async () => keys() } as unknown as OAuthServerOptions["keys"],
     accessTokenTtlSeconds: 600,
-    log,
+    log: { error: () => undefined } as unknown as OAuthServerOptions["log"],
   });
 }
 
