@@ -1,4 +1,4 @@
-import { createCipheriv, createECDH, hash, randomBytes } from "node:crypto";
+import { createCipheriv, createECDH, createSecretKey, hash, randomBytes } from "node:crypto";
 
 /**
  * RFC 8291 message encryption with the aes128gcm content coding (RFC 8188), in one
@@ -64,7 +64,11 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   const cek = hmacSha256(prk, CEK_INFO, FIRST_BLOCK).subarray(0, 16);
   const nonce = hmacSha256(prk, NONCE_INFO, FIRST_BLOCK).subarray(0, 12);
 
-  const cipher = createCipheriv("aes-128-gcm", cek, nonce);
+  // The key goes in as a KeyObject: given a Buffer, Node 24's createCipheriv first asks
+  // whether it is a KeyObject, then a CryptoKey, each by catching a thrown TypeError with
+  // its stack trace; that took ~13 of the cipher's ~16 µs (8 % of an encryption thread's
+  // time in the senders bench). createSecretKey takes the Buffer without asking.
+  const cipher = createCipheriv("aes-128-gcm", createSecretKey(cek), nonce);
   // 0x02 marks the last (and only) record; no further padding.
   const ciphertext = Buffer.concat([
     cipher.update(plaintext),
