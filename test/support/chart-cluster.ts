@@ -11,7 +11,7 @@ import { HERALD_NODE_OPTIONS, SOURCE_NODE_ARGS } from "../../scripts/processes.m
 import { stageRelease } from "../../scripts/stage-release.mjs";
 import { freePort, restClient } from "./stack.js";
 import { uniqueName } from "./unique.js";
-import { eventually } from "./wait.js";
+import { assertRunning, eventually } from "./wait.js";
 import type { InfraUrls } from "./infra-urls.js";
 
 // "The cluster in a test": the chart rendered with external infrastructure pointed at the
@@ -144,13 +144,11 @@ async function dropDatabase(baseUrl: string, name: string): Promise<void> {
   }
 }
 
-/** The one poll rule (wait.ts), failing at once when the pod it waits for has exited. */
+/** The one poll rule (wait.ts), failing at once when the pod it waits for has exited or was killed. */
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, pod?: Pod): Promise<void> {
   const held = await eventually(
     async () => {
-      if (pod && pod.child.exitCode !== null) {
-        throw new Error(`${pod.name} exited with ${pod.child.exitCode}:\n${pod.output.join("").slice(-3000)}`);
-      }
+      if (pod) assertRunning(pod.child, pod.name, pod.output);
       return check();
     },
     timeoutMs,

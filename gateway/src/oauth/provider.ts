@@ -59,6 +59,13 @@ function sendPage(ctx: Ctx, html: string, formTargets: string[] = []): void {
 }
 
 /**
+ * oidc-provider, with koa under it, loaded with the first provider: a gateway that only
+ * ever sees API keys never loads it (a gateway at rest is some 8 MB smaller without it);
+ * the first sign-in of a gateway process waits for it once.
+ */
+let oidcProvider: Promise<typeof import("oidc-provider")> | undefined;
+
+/**
  * The OAuth 2.1 authorization server (panva's oidc-provider) as Herald configures it:
  * authorization code with PKCE S256 for every client, all of them public; exact redirect
  * URIs; access tokens are ES256 JWTs for the REST API (audience `${issuer}/v1`) carrying
@@ -66,13 +73,6 @@ function sendPage(ctx: Ctx, html: string, formTargets: string[] = []): void {
  * revokes its grant; revocation (RFC 7009). Sign-in and consent are the gateway's pages
  * (interactions.ts). One instance per signing-key set (oauth-server.ts swaps them).
  */
-/**
- * oidc-provider, with koa under it, loaded with the first provider: a gateway that only
- * ever sees API keys never loads it (a gateway at rest is some 8 MB smaller without it);
- * the first sign-in of a gateway process waits for it once.
- */
-let oidcProvider: Promise<typeof import("oidc-provider")> | undefined;
-
 export async function createProvider(o: ProviderOptions): Promise<Provider> {
   const { default: Provider, errors } = await (oidcProvider ??= import("oidc-provider"));
   const resource = apiResource(o.issuer);
