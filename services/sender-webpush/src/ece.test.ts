@@ -41,12 +41,22 @@ describe("RFC 8291 encryption", () => {
     const s = { ...subscriber(), publicKey: Buffer.alloc(65, 4) };
     expect(() => encrypt(Buffer.from("x"), s)).toThrow(InvalidSubscriberKeyError);
   });
+
+  it("encrypts correctly after a refused key (the thread's key agreement context is reused)", () => {
+    expect(() => encrypt(Buffer.from("x"), { ...subscriber(), publicKey: Buffer.alloc(65, 4) })).toThrow(
+      InvalidSubscriberKeyError,
+    );
+    const s = subscriber();
+    const body = encrypt(Buffer.from("after"), s);
+    const plain = ece.decrypt(body, { version: "aes128gcm", privateKey: s.ecdh, authSecret: s.authSecret });
+    expect(plain.toString("utf8")).toBe("after");
+  });
 });
 
 describe("hmacSha256", () => {
-  it("equals node:crypto's HMAC for keys of 0 to 64 bytes and any number of data parts", () => {
+  it("equals node:crypto's HMAC for keys of 0 to 64 bytes, any number of data parts, beyond its scratch buffer too", () => {
     for (const keyLength of [0, 1, 16, 32, 63, 64]) {
-      for (const parts of [[], [0], [5, 0, 200], [64, 64]]) {
+      for (const parts of [[], [0], [5, 0, 200], [64, 64], [300, 5]]) {
         const key = randomBytes(keyLength);
         const data = parts.map((n) => randomBytes(n));
         const expected = createHmac("sha256", key).update(Buffer.concat(data)).digest();

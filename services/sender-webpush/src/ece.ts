@@ -1,4 +1,4 @@
-import { createCipheriv, createECDH, createSecretKey, hash, randomBytes } from "node:crypto";
+import { createCipheriv, createECDH, createSecretKey, hash, randomFillSync } from "node:crypto";
 
 /**
  * RFC 8291 message encryption with the aes128gcm content coding (RFC 8188), in one
@@ -41,12 +41,19 @@ const FIRST_BLOCK = Buffer.of(1);
 const SHA256_BLOCK = 64;
 
 /**
- * Encrypts one message (sync: a fresh P-256 key pair and the key agreement cost some
- * 150 µs of CPU; the sender runs this in worker threads, see encryptor.ts).
+ * This thread's ECDH context. generateKeys() makes a fresh key pair on every call (the
+ * test checks it), so one context serves every message; a context per message was one
+ * more native object per message for the garbage collector to find and free.
+ */
+const ecdh = createECDH("prime256v1");
+
+/**
+ * Encrypts one message (sync: a fresh P-256 key pair and the key agreement cost 130–180
+ * µs of CPU on the benchmark machines, the whole message 150–200 µs; the sender runs
+ * this in worker threads, see encryptor.ts).
  */
 export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   if (plaintext.length > MAX_PLAINTEXT) throw new PayloadTooLargeError(plaintext.length);
-  const ecdh = createECDH("prime256v1");
   const senderPublic = ecdh.generateKeys();
   let sharedSecret: Buffer;
   try {
@@ -54,12 +61,23 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   } catch {
     throw new InvalidSubscriberKeyError();
   }
-  const salt = randomBytes(16);
+  const recordLength = plaintext.length + 1 + TAG_LENGTH;
+  // The whole body in one buffer: from Node's shared pool below 4 KB, filled in place.
+  const body = Buffer.allocUnsafe(HEADER_LENGTH + recordLength);
+  const salt = randomFillSync(body, 0, 16).subarray(0, 16);
+  body.writeUInt32BE(RECORD_SIZE, 16);
+  body.writeUInt8(senderPublic.length, 20);
+  senderPublic.copy(body, 21);
 
   // RFC 8291 §3.4 and RFC 8188 §2.2: HKDF (RFC 5869) with SHA-256, every output at most
   // one 32-byte block, so each is Extract = HMAC(salt, ikm) then Expand = HMAC(prk, info ‖ 0x01).
-  const keyInfo = Buffer.concat([KEY_INFO_PREFIX, to.publicKey, senderPublic]);
-  const ikm = hmacSha256(hmacSha256(to.authSecret, sharedSecret), keyInfo, FIRST_BLOCK);
+  const ikm = hmacSha256(
+    hmacSha256(to.authSecret, sharedSecret),
+    KEY_INFO_PREFIX,
+    to.publicKey,
+    senderPublic,
+    FIRST_BLOCK,
+  );
   const prk = hmacSha256(salt, ikm);
   const cek = hmacSha256(prk, CEK_INFO, FIRST_BLOCK).subarray(0, 16);
   const nonce = hmacSha256(prk, NONCE_INFO, FIRST_BLOCK).subarray(0, 12);
@@ -69,40 +87,44 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   // its stack trace; that took ~13 of the cipher's ~16 µs (8 % of an encryption thread's
   // time in the senders bench). createSecretKey takes the Buffer without asking.
   const cipher = createCipheriv("aes-128-gcm", createSecretKey(cek), nonce);
-  // 0x02 marks the last (and only) record; no further padding.
-  const ciphertext = Buffer.concat([
-    cipher.update(plaintext),
-    cipher.update(Buffer.of(2)),
-    cipher.final(),
-    cipher.getAuthTag(),
-  ]);
-
-  const header = Buffer.alloc(HEADER_LENGTH);
-  salt.copy(header, 0);
-  header.writeUInt32BE(RECORD_SIZE, 16);
-  header.writeUInt8(senderPublic.length, 20);
-  senderPublic.copy(header, 21);
-  return Buffer.concat([header, ciphertext]);
+  // The record: the plaintext, then 0x02 for the last (and only) record, no further padding.
+  const record = body.subarray(HEADER_LENGTH, HEADER_LENGTH + plaintext.length + 1);
+  plaintext.copy(record);
+  record[plaintext.length] = 2;
+  cipher.update(record).copy(record);
+  cipher.final();
+  cipher.getAuthTag().copy(body, HEADER_LENGTH + plaintext.length + 1);
+  return body;
 }
+
+/** Scratch for hmacSha256's two hash inputs: this thread's, reused by every call (calls are synchronous). */
+const INNER = Buffer.alloc(SHA256_BLOCK + 256);
+const OUTER = Buffer.alloc(SHA256_BLOCK + 32);
 
 /**
  * HMAC-SHA-256 (RFC 2104) of the concatenated `data`, from two one-shot hashes. Written
  * here because Node's own are slow for many tiny inputs: createHmac builds a stream
  * object and hkdfSync a KeyObject per call; measured on the benchmark machine, the three
  * hkdfSync calls of a message took ~75 µs, these five HMACs ~30 µs (the test checks them
- * against createHmac). Keys here are 16 or 32 bytes: longer than a block is refused, not hashed.
+ * against createHmac). The padded blocks are built in reused scratch buffers, so a call
+ * allocates only the two digests. Keys here are 16 or 32 bytes: longer than a block is
+ * refused, not hashed.
  */
 export function hmacSha256(key: Buffer, ...data: Buffer[]): Buffer {
   if (key.length > SHA256_BLOCK) throw new RangeError("hmacSha256: keys longer than 64 bytes are not supported");
-  const length = data.reduce((n, d) => n + d.length, 0);
-  const inner = Buffer.alloc(SHA256_BLOCK + length);
-  key.copy(inner);
-  for (let i = 0; i < SHA256_BLOCK; i++) inner[i]! ^= 0x36;
+  let length = 0;
+  for (const d of data) length += d.length;
+  const inner = SHA256_BLOCK + length <= INNER.length ? INNER : Buffer.allocUnsafe(SHA256_BLOCK + length);
+  padKey(inner, key, 0x36);
   let at = SHA256_BLOCK;
   for (const d of data) at += d.copy(inner, at);
-  const outer = Buffer.alloc(SHA256_BLOCK + 32);
-  key.copy(outer);
-  for (let i = 0; i < SHA256_BLOCK; i++) outer[i]! ^= 0x5c;
-  hash("sha256", inner, "buffer").copy(outer, SHA256_BLOCK);
-  return hash("sha256", outer, "buffer");
+  padKey(OUTER, key, 0x5c);
+  hash("sha256", inner.subarray(0, at), "buffer").copy(OUTER, SHA256_BLOCK);
+  return hash("sha256", OUTER, "buffer");
+}
+
+/** The first block of `into`: the key, zero-padded to 64 bytes, each byte XORed with `pad`. */
+function padKey(into: Buffer, key: Buffer, pad: number): void {
+  into.fill(0, key.copy(into), SHA256_BLOCK);
+  for (let i = 0; i < SHA256_BLOCK; i++) into[i]! ^= pad;
 }

@@ -21,7 +21,7 @@ export const inlineEncryptor: Encryptor = {
 const MAX_BATCH = 32;
 
 /**
- * Encrypts on worker threads (piscina): a message costs some 150 µs of CPU (a P-256 key
+ * Encrypts on worker threads (piscina): a message costs 150–200 µs of CPU (a P-256 key
  * pair and a key agreement per message, RFC 8291), several times what sending it costs,
  * so the event loop only hands messages over and sends, and every core encrypts.
  * Concurrent calls leave in batches (the runtime's Coalescer); each thread has one batch
