@@ -64,7 +64,8 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   const recordLength = plaintext.length + 1 + TAG_LENGTH;
   // The whole body in one buffer: from Node's shared pool below 4 KB, filled in place.
   const body = Buffer.allocUnsafe(HEADER_LENGTH + recordLength);
-  const salt = randomFillSync(body, 0, 16).subarray(0, 16);
+  const salt = body.subarray(0, 16);
+  takeSalt(salt);
   body.writeUInt32BE(RECORD_SIZE, 16);
   body.writeUInt8(senderPublic.length, 20);
   senderPublic.copy(body, 21);
@@ -95,6 +96,23 @@ export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   cipher.final();
   cipher.getAuthTag().copy(body, HEADER_LENGTH + plaintext.length + 1);
   return body;
+}
+
+/**
+ * Salts are cut from a block of random bytes, refilled when used up, as Node's own
+ * randomUUID does: one call into OpenSSL's generator per 256 messages instead of one per
+ * message (each call cost 4 µs alone, and showed as 6 % of an encryption thread's
+ * profile with two threads drawing at once). Every salt is used once.
+ */
+const SALT_BLOCK = Buffer.alloc(16 * 256);
+let saltAt = SALT_BLOCK.length;
+
+function takeSalt(into: Buffer): void {
+  if (saltAt === SALT_BLOCK.length) {
+    randomFillSync(SALT_BLOCK);
+    saltAt = 0;
+  }
+  saltAt += SALT_BLOCK.copy(into, 0, saltAt, saltAt + 16);
 }
 
 /** Scratch for hmacSha256's two hash inputs: this thread's, reused by every call (calls are synchronous). */
