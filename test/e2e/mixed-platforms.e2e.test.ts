@@ -136,12 +136,12 @@ describe("a campaign to iOS, Android and web at once", () => {
       if (d.platform === "apns") {
         const body = JSON.parse(d.payload);
         expect(body.aps.alert).toEqual(want);
-        expect(body).toMatchObject({ marker, n: 7 });
+        expect(body).toMatchObject({ marker, n: 7, herald_campaign_id: done.id });
         expect(d).toMatchObject({ topic: bundle, push_type: "alert", priority: 10 });
       } else if (d.platform === "fcm") {
         expect(d.project).toBe(sa.projectId);
         expect(d.message.notification).toEqual(want);
-        expect(d.message.data).toEqual({ marker, n: "7" });
+        expect(d.message.data).toEqual({ marker, n: "7", herald_campaign_id: done.id });
       } else {
         expect(JSON.parse(d.payload)).toEqual({ campaign_id: done.id, ...want, data: { marker, n: 7 } });
       }

@@ -54,7 +54,9 @@ const sendProperties = {
       "Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level " +
       'keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every ' +
       "value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client " +
-      "library opens `action_url` on click.",
+      "library opens `action_url` on click. Every push also carries the campaign's id for the client library's " +
+      "notification events: iOS `herald_campaign_id` beside `aps`, Android data `herald_campaign_id` (a data key " +
+      "of that name is overwritten), web `campaign_id` beside `data`.",
     propertyNames: { not: { const: "aps" } },
     examples: [{ action_url: "https://acme.example/sale", sale_id: "42" }],
   },
@@ -293,8 +295,9 @@ const sendResponses = {
 const tags = ["Push"];
 const common =
   "Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid " +
-  "are targeted. Each language's title and body, with data and image_url, must fit the smallest provider limit " +
-  "(about 4 KB as Web Push JSON), else 422. Watch progress at GET /v1/campaigns/{id}.";
+  "are targeted. Each language's notification, with data, image_url and the options, must fit every provider's " +
+  "limit as that platform's sender builds it (3993 bytes of Web Push JSON, 4096 for APNs and FCM), else 422 " +
+  "naming the language and platform. Watch progress at GET /v1/campaigns/{id}.";
 
 export const sendSchema = {
   tags,

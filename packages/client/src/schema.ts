@@ -406,7 +406,7 @@ export interface paths {
     put?: never;
     /**
      * Send to all devices of an app
-     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's title and body, with data and image_url, must fit the smallest provider limit (about 4 KB as Web Push JSON), else 422. Watch progress at GET /v1/campaigns/{id}.
+     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's notification, with data, image_url and the options, must fit every provider's limit as that platform's sender builds it (3993 bytes of Web Push JSON, 4096 for APNs and FCM), else 422 naming the language and platform. Watch progress at GET /v1/campaigns/{id}.
      *
      *     Signed-in users need the developer role or higher; API keys act within their scope.
      */
@@ -428,7 +428,7 @@ export interface paths {
     put?: never;
     /**
      * Send to users by external id
-     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's title and body, with data and image_url, must fit the smallest provider limit (about 4 KB as Web Push JSON), else 422. Watch progress at GET /v1/campaigns/{id}. Targets the devices registered with one of the given external ids.
+     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's notification, with data, image_url and the options, must fit every provider's limit as that platform's sender builds it (3993 bytes of Web Push JSON, 4096 for APNs and FCM), else 422 naming the language and platform. Watch progress at GET /v1/campaigns/{id}. Targets the devices registered with one of the given external ids.
      *
      *     Signed-in users need the developer role or higher; API keys act within their scope.
      */
@@ -450,7 +450,7 @@ export interface paths {
     put?: never;
     /**
      * Send to a segment
-     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's title and body, with data and image_url, must fit the smallest provider limit (about 4 KB as Web Push JSON), else 422. Watch progress at GET /v1/campaigns/{id}. Targets the devices matching the segment's rule when delivery starts.
+     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's notification, with data, image_url and the options, must fit every provider's limit as that platform's sender builds it (3993 bytes of Web Push JSON, 4096 for APNs and FCM), else 422 naming the language and platform. Watch progress at GET /v1/campaigns/{id}. Targets the devices matching the segment's rule when delivery starts.
      *
      *     Signed-in users need the developer role or higher; API keys act within their scope.
      */
@@ -472,7 +472,7 @@ export interface paths {
     put?: never;
     /**
      * Send to devices by id
-     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's title and body, with data and image_url, must fit the smallest provider limit (about 4 KB as Web Push JSON), else 422. Watch progress at GET /v1/campaigns/{id}. Targets exactly the given devices, on every platform; audience_size counts those that are targetable when delivery starts. Sends the same way a campaign to all does, so a test push to one device shows what a campaign would do.
+     * @description Creates a campaign. Without scheduled_at, delivery starts at once; only opted-in devices whose token is valid are targeted. Each language's notification, with data, image_url and the options, must fit every provider's limit as that platform's sender builds it (3993 bytes of Web Push JSON, 4096 for APNs and FCM), else 422 naming the language and platform. Watch progress at GET /v1/campaigns/{id}. Targets exactly the given devices, on every platform; audience_size counts those that are targetable when delivery starts. Sends the same way a campaign to all does, so a test push to one device shows what a campaign would do.
      *
      *     Signed-in users need the developer role or higher; API keys act within their scope.
      */
@@ -5138,7 +5138,7 @@ export interface operations {
             };
           };
           /**
-           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click.
+           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click. Every push also carries the campaign's id for the client library's notification events: iOS `herald_campaign_id` beside `aps`, Android data `herald_campaign_id` (a data key of that name is overwritten), web `campaign_id` beside `data`.
            * @example {
            *       "action_url": "https://acme.example/sale",
            *       "sale_id": "42"
@@ -5489,7 +5489,7 @@ export interface operations {
             };
           };
           /**
-           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click.
+           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click. Every push also carries the campaign's id for the client library's notification events: iOS `herald_campaign_id` beside `aps`, Android data `herald_campaign_id` (a data key of that name is overwritten), web `campaign_id` beside `data`.
            * @example {
            *       "action_url": "https://acme.example/sale",
            *       "sale_id": "42"
@@ -5848,7 +5848,7 @@ export interface operations {
             };
           };
           /**
-           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click.
+           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click. Every push also carries the campaign's id for the client library's notification events: iOS `herald_campaign_id` beside `aps`, Android data `herald_campaign_id` (a data key of that name is overwritten), web `campaign_id` beside `data`.
            * @example {
            *       "action_url": "https://acme.example/sale",
            *       "sale_id": "42"
@@ -6205,7 +6205,7 @@ export interface operations {
             };
           };
           /**
-           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click.
+           * @description Custom key/value pairs passed to the app's notification handler, at most 3 KB as JSON. iOS: top-level keys of the APNs payload beside `aps` (so the key "aps" is refused with 400). Android: FCM `data`, every value converted to a string. Web: the `data` field of the JSON the service worker receives; the web client library opens `action_url` on click. Every push also carries the campaign's id for the client library's notification events: iOS `herald_campaign_id` beside `aps`, Android data `herald_campaign_id` (a data key of that name is overwritten), web `campaign_id` beside `data`.
            * @example {
            *       "action_url": "https://acme.example/sale",
            *       "sale_id": "42"

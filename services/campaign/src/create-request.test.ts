@@ -211,14 +211,43 @@ describe("CreateCampaign validation", () => {
     });
   });
 
-  it("refuses a payload that does not fit web push for some language (422)", () => {
-    const big = { title: "t".repeat(256), body: "b".repeat(2048) };
-    const data = JSON.stringify({ k: "😀".repeat(700) });
-    expect(shape({ contents: { en: { title: "ok" }, fr: big }, dataJson: data })).toEqual({
-      code: Code.FailedPrecondition,
-      message: `payload too large for fr: at most ${LIMITS.payloadBytes} bytes with data`,
+  describe("payload size, as each platform's sender builds it", () => {
+    it("refuses a language whose web notification does not fit one record (422)", () => {
+      const big = { title: "t".repeat(256), body: "b".repeat(2048) };
+      const data = JSON.stringify({ k: "😀".repeat(700) });
+      expect(shape({ contents: { en: { title: "ok" }, fr: big }, dataJson: data })).toEqual({
+        code: Code.FailedPrecondition,
+        message: "payload too large for fr: the web notification exceeds 3993 bytes with data",
+      });
+      expect(() => validate({ contents: { en: big } })).not.toThrow();
     });
-    expect(() => validate({ contents: { en: big } })).not.toThrow();
+
+    it("refuses one that fits the web but not APNs' 4096 bytes (sound and thread-id go to iOS only)", () => {
+      const contents = { en: { title: "t".repeat(256), body: "b".repeat(500) } };
+      const dataJson = JSON.stringify({ k: "v".repeat(3050) });
+      const ios = { sound: "s".repeat(64), threadId: "x".repeat(64), badge: 99_999, mutableContent: true };
+      expect(() => validate({ contents, dataJson })).not.toThrow();
+      expect(shape({ contents, dataJson, options: { notification: ios } })).toEqual({
+        code: Code.FailedPrecondition,
+        message: "payload too large for en: the ios notification exceeds 4096 bytes with data",
+      });
+    });
+
+    it("refuses one that fits the web but not FCM's 4096 bytes (FCM data values are strings)", () => {
+      const contents = { en: { title: "t".repeat(256), body: "b".repeat(300) } };
+      // 300 numbers: each becomes a quoted string in FCM's data, two bytes more apiece.
+      const dataJson = JSON.stringify(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${100 + i}`, 1])));
+      const android = {
+        ttlSeconds: 3600,
+        collapseId: "c".repeat(64),
+        notification: { androidChannelId: "n".repeat(64) },
+      };
+      expect(() => validate({ contents, dataJson })).not.toThrow();
+      expect(shape({ contents, dataJson, options: android })).toEqual({
+        code: Code.FailedPrecondition,
+        message: "payload too large for en: the android notification exceeds 4096 bytes with data",
+      });
+    });
   });
 
   it("checks the idempotency key and carries its scope", () => {

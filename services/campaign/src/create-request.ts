@@ -2,6 +2,7 @@ import type { CreateCampaignRequest } from "@herald/proto/campaign";
 import { fromTimestamp } from "@herald/runtime";
 import type { NewCampaign } from "./campaign.js";
 import { requireDeliverable } from "./notification-checks.js";
+import { requirePayloadsFit } from "./payload-fit.js";
 import * as check from "./request-checks.js";
 import type { IdempotencyKey } from "./store.js";
 
@@ -33,7 +34,7 @@ export function checkCreateSemantics(campaign: NewCampaign, now: Date): void {
   check.requireFallback(campaign.contents);
   check.scheduleWindow(campaign.scheduledAt, now);
   requireDeliverable(campaign.options.notification, campaign.options.imageUrl);
-  check.requirePayloadsFit(campaign);
+  requirePayloadsFit(campaign, now);
 }
 
 /** Scheduled when it starts later than now; anything else goes out at once. */

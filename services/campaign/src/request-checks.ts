@@ -1,7 +1,7 @@
 import { Priority, type CampaignTarget, type Content, type SendOptions } from "@herald/proto/campaign";
 import { failedPrecondition, invalidArgument, ISO_639_1 } from "@herald/runtime";
 import { httpsUrl, notificationOptions } from "./notification-checks.js";
-import { FALLBACK_LANGUAGE, type Contents, type DeliveryOptions, type NewCampaign, type Target } from "./campaign.js";
+import { FALLBACK_LANGUAGE, type Contents, type DeliveryOptions, type Target } from "./campaign.js";
 
 /**
  * Checks of CreateCampaign. Shape problems are INVALID_ARGUMENT (400 at the gateway);
@@ -20,8 +20,6 @@ export const LIMITS = {
   ttlSeconds: 2_419_200,
   collapseIdBytes: 64,
   idempotencyKeyLength: 255,
-  /** Web Push's 4,096-byte record minus encryption overhead: the smallest provider limit. */
-  payloadBytes: 3_993,
   /** Clock skew tolerated for a scheduled_at "now". */
   pastToleranceMs: 5_000,
   scheduleHorizonMs: 365 * 24 * 3600 * 1000,
@@ -186,33 +184,5 @@ export function scheduleWindow(value: Date | undefined, now: Date): void {
   if (value.getTime() < now.getTime() - LIMITS.pastToleranceMs) throw failedPrecondition("scheduled_at is in the past");
   if (value.getTime() > now.getTime() + LIMITS.scheduleHorizonMs) {
     throw failedPrecondition("scheduled_at must be at most one year ahead");
-  }
-}
-
-/**
- * Each language's notification as the web sender encrypts it ({title, body, data} plus
- * the image) must fit the smallest provider limit; the other platforms allow more.
- */
-export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dataJson" | "options">): void {
-  const data: unknown = campaign.dataJson === "" ? {} : JSON.parse(campaign.dataJson);
-  const image = campaign.options.imageUrl;
-  const n = campaign.options.notification;
-  // The web extras as sender-webpush adds them (services/sender-webpush/src/webpush-payload.ts).
-  const extras = {
-    campaign_id: "00000000-0000-0000-0000-000000000000",
-    ...(n?.webIconUrl ? { icon: n.webIconUrl } : {}),
-    ...(n?.webBadgeUrl ? { badge: n.webBadgeUrl } : {}),
-    ...(n?.webActions
-      ? { actions: n.webActions.map((a) => ({ action: a.action, title: a.title, icon: a.iconUrl })) }
-      : {}),
-    ...(n?.badge !== undefined ? { badge_count: n.badge } : {}),
-    ...(n?.badgeIncrement !== undefined ? { badge_increment: n.badgeIncrement } : {}),
-    ...(n?.contentAvailable ? { content_available: true } : {}),
-  };
-  for (const [lang, { title, body }] of Object.entries(campaign.contents)) {
-    const payload = JSON.stringify({ title, body, data, ...(image ? { image } : {}), ...extras });
-    if (Buffer.byteLength(payload) > LIMITS.payloadBytes) {
-      throw failedPrecondition(`payload too large for ${lang}: at most ${LIMITS.payloadBytes} bytes with data`);
-    }
   }
 }

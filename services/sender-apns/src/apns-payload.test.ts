@@ -42,6 +42,7 @@ describe("buildNotification", () => {
     expect(n.body).toEqual({
       action_url: "https://example.com/a",
       n: 3,
+      herald_campaign_id: "c1",
       aps: { alert: { title: "Hello", body: "How are you?" }, sound: "default" },
     });
     expect(n.headers).toEqual({ "apns-topic": "com.example.app", "apns-push-type": "alert", "apns-priority": "10" });
@@ -51,7 +52,10 @@ describe("buildNotification", () => {
     const n = ok(
       buildNotification(batch(), { ...text, title: "" }, {}, "com.example.app", { badge: 0, threadId: "news" }),
     );
-    expect(n.body).toEqual({ aps: { alert: { body: "How are you?" }, badge: 0, "thread-id": "news" } });
+    expect(n.body).toEqual({
+      herald_campaign_id: "c1",
+      aps: { alert: { body: "How are you?" }, badge: 0, "thread-id": "news" },
+    });
   });
 
   it("sends data without text as a background push: content-available, priority 5, push type background", () => {
@@ -60,7 +64,7 @@ describe("buildNotification", () => {
         sound: "default",
       }),
     );
-    expect(n.body).toEqual({ sync: "inbox", aps: { "content-available": 1 } });
+    expect(n.body).toEqual({ sync: "inbox", herald_campaign_id: "c1", aps: { "content-available": 1 } });
     expect(n.headers).toMatchObject({ "apns-push-type": "background", "apns-priority": "5" });
   });
 
@@ -77,6 +81,7 @@ describe("buildNotification", () => {
     );
     expect(n.body).toEqual({
       image_url: "https://cdn.example.com/i.png",
+      herald_campaign_id: "c1",
       aps: { alert: { title: "Hello", body: "How are you?" }, "mutable-content": 1 },
     });
   });
@@ -101,13 +106,20 @@ describe("buildNotification", () => {
     expect(n.body.aps).toEqual({ alert: { title: "Hello", body: "How are you?" } });
   });
 
+  it("carries the campaign's id beside aps in every push, and no data key replaces it", () => {
+    const alert = ok(buildNotification(batch({ campaignId: "c2" }), text, { herald_campaign_id: "spoofed" }, "t"));
+    expect(alert.body.herald_campaign_id).toBe("c2");
+    const background = ok(buildNotification(batch({ campaignId: "c3" }), silent, { sync: 1 }, "t"));
+    expect(background.body).toEqual({ sync: 1, herald_campaign_id: "c3", aps: { "content-available": 1 } });
+  });
+
   it("fails payloads over 4096 bytes and accepts exactly 4096", () => {
     expect(buildNotification(batch(), text, { x: "y".repeat(5000) }, "t")).toEqual({
       ok: false,
       reason: "PayloadTooLarge",
     });
     const overhead = Buffer.byteLength(
-      JSON.stringify({ x: "", aps: { alert: { title: "Hello", body: "How are you?" } } }),
+      JSON.stringify({ x: "", herald_campaign_id: "c1", aps: { alert: { title: "Hello", body: "How are you?" } } }),
     );
     const exact = buildNotification(batch(), text, { x: "y".repeat(4096 - overhead) }, "t");
     expect(exact.ok && exact.notification.body.length).toBe(4096);

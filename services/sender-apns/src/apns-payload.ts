@@ -20,6 +20,14 @@ export const IMAGE_URL_KEY = "image_url";
  */
 export const BADGE_INCREMENT_KEY = "herald_badge_increment";
 
+/**
+ * The campaign's id goes beside `aps` under this key, in every push, so that the app's
+ * library can report the notification received and opened
+ * (POST /v1/devices/{id}/notification-events, docs/sdk-protocol.md §7). It is written
+ * after the send's data keys: a data key of the same name cannot replace it.
+ */
+export const CAMPAIGN_ID_KEY = "herald_campaign_id";
+
 /** Presentation options a send may carry besides title and body. */
 export interface AlertOptions {
   sound?: string;
@@ -40,7 +48,7 @@ export type BuildResult = { ok: true; notification: ApnsNotification } | { ok: f
  * The APNs request for one rendered payload of a batch: `aps.alert {title, body}` with
  * the send's sound, badge, thread-id and mutable-content (or a background push with only
  * `content-available` when the send is silent or has data but no text), the send's data
- * keys beside `aps`, and the apns-* headers. Pure: the same input always
+ * keys and the campaign's id beside `aps`, and the apns-* headers. Pure: the same input always
  * gives the same bytes, so a batch builds it once per language.
  */
 export function buildNotification(
@@ -57,7 +65,7 @@ export function buildNotification(
   if (!hasText && !hasData && !silent) return { ok: false, reason: "EmptyNotification" };
   // A silent send wakes the app without its text: Apple allows nothing else in `aps`.
   const background = silent || !hasText;
-  const extra: Record<string, unknown> = {};
+  const extra: Record<string, unknown> = { [CAMPAIGN_ID_KEY]: batch.campaignId };
 
   const aps: Record<string, unknown> = {};
   if (background) {

@@ -241,6 +241,7 @@ describe("APNs sender", () => {
       const [title, body] = i % 2 === 0 ? ["Hallo", "Wie geht's?"] : ["Hello", "How are you?"];
       expect(JSON.parse(d.payload)).toEqual({
         action_url: "https://example.com/a",
+        herald_campaign_id: campaignId,
         aps: { alert: { title, body }, sound: "default" },
       });
     }
@@ -279,13 +280,18 @@ describe("APNs sender", () => {
     for (const t of silent) {
       const d = all.find((x) => x.device_token === t.token)!;
       expect(d).toMatchObject({ push_type: "background", priority: 5 });
-      expect(JSON.parse(d.payload)).toEqual({ sync: "inbox", aps: { "content-available": 1 } });
+      expect(JSON.parse(d.payload)).toEqual({
+        sync: "inbox",
+        herald_campaign_id: silentId,
+        aps: { "content-available": 1 },
+      });
     }
     for (const t of picture) {
       const d = all.find((x) => x.device_token === t.token)!;
       expect(d).toMatchObject({ push_type: "alert", expiration: null });
       expect(JSON.parse(d.payload)).toMatchObject({
         image_url: "https://cdn.example.com/i.png",
+        herald_campaign_id: pictureId,
         aps: { "mutable-content": 1 },
       });
     }
@@ -321,6 +327,7 @@ describe("APNs sender", () => {
     expect(of(silent[0]!)).toMatchObject({ push_type: "background", priority: 5 });
     expect(JSON.parse(of(silent[0]!).payload)).toEqual({
       action_url: "https://example.com/a",
+      herald_campaign_id: silentId,
       aps: { "content-available": 1 },
     });
   });

@@ -40,14 +40,18 @@ describe("fcmMessage", () => {
     expect(fcmMessage("tok", b, payload, { k: "v" }, remainingTtlSeconds(b, NOW))).toEqual({
       token: "tok",
       notification: { title: "Hello", body: "How are you?", image: "https://img.example/x.png" },
-      data: { k: "v" },
+      data: { k: "v", herald_campaign_id: "c1" },
       android: { priority: "high", ttl: "3600s", collapse_key: "news" },
     });
   });
 
   it("leaves out what the send did not set", () => {
     const empty = create(RenderedPayloadSchema, { index: 0, title: "", body: "" });
-    expect(fcmMessage("tok", batch(), empty, {}, undefined)).toEqual({ token: "tok", android: { priority: "normal" } });
+    expect(fcmMessage("tok", batch(), empty, {}, undefined)).toEqual({
+      token: "tok",
+      data: { herald_campaign_id: "c1" },
+      android: { priority: "normal" },
+    });
     expect(
       fcmMessage("tok", batch(), create(RenderedPayloadSchema, { body: "only body" }), {}, undefined).notification,
     ).toEqual({ body: "only body" });
@@ -58,8 +62,15 @@ describe("fcmMessage", () => {
     const body = JSON.parse(sendBody(m));
     expect(body).toEqual({ message: m });
     expect(payloadBytes(m)).toBe(
-      Buffer.byteLength(JSON.stringify({ notification: m.notification, android: m.android })),
+      Buffer.byteLength(JSON.stringify({ notification: m.notification, data: m.data, android: m.android })),
     );
+  });
+
+  it("carries the campaign's id in every message's data, and no data key replaces it", () => {
+    expect(fcmMessage("tok", batch(), payload, { herald_campaign_id: "spoofed", k: "v" }, undefined).data).toEqual({
+      herald_campaign_id: "c1",
+      k: "v",
+    });
   });
 });
 

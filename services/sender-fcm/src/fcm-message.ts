@@ -25,6 +25,14 @@ export interface FcmMessage {
  */
 export const BADGE_INCREMENT_KEY = "herald_badge_increment";
 
+/**
+ * The campaign's id goes into every message's `data` under this key, so that the app's
+ * library can report the notification received and opened
+ * (POST /v1/devices/{id}/notification-events, docs/sdk-protocol.md §7). It is written
+ * after the send's data keys: a data key of the same name cannot replace it.
+ */
+export const CAMPAIGN_ID_KEY = "herald_campaign_id";
+
 export type DataResult = { ok: true; data: Record<string, string> } | { ok: false; reason: string };
 
 /**
@@ -80,10 +88,10 @@ export function remainingTtlSeconds(batch: DeliveryBatch, nowMs: number): number
 }
 
 /**
- * Maps one device's message: a notification message (title, body, image) plus data,
- * with the Android delivery options (sound, channel, badge count in
- * `android.notification`). A silent send (content_available) is a data-only message
- * without its text. Empty fields are left out, not sent empty.
+ * Maps one device's message: a notification message (title, body, image) plus data
+ * (the send's, and the campaign's id), with the Android delivery options (sound,
+ * channel, badge count in `android.notification`). A silent send (content_available) is
+ * a data-only message without its text. Empty fields are left out, not sent empty.
  */
 export function fcmMessage(
   token: string,
@@ -105,9 +113,11 @@ export function fcmMessage(
     android: { priority: batch.highPriority ? "high" : "normal" },
   };
   if (Object.keys(notification).length > 0) message.notification = notification;
-  const allData =
-    options?.badgeIncrement === undefined ? data : { ...data, [BADGE_INCREMENT_KEY]: String(options.badgeIncrement) };
-  if (Object.keys(allData).length > 0) message.data = allData;
+  message.data = {
+    ...data,
+    ...(options?.badgeIncrement === undefined ? {} : { [BADGE_INCREMENT_KEY]: String(options.badgeIncrement) }),
+    [CAMPAIGN_ID_KEY]: batch.campaignId,
+  };
   const android: NonNullable<FcmMessage["android"]["notification"]> = {};
   if (options?.sound) android.sound = options.sound;
   if (options?.androidChannelId) android.channel_id = options.androidChannelId;

@@ -104,7 +104,7 @@ describe("FcmProvider", () => {
           message: {
             token: "device-token",
             notification: { title: "T", body: "B" },
-            data: { n: "1" },
+            data: { n: "1", herald_campaign_id: "c" },
             android: { priority: "normal", ttl: "60s" },
           },
         },

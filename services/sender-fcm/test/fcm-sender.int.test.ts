@@ -58,7 +58,13 @@ describe("fcm sender", () => {
             body: english ? "How are you?" : "Wie geht's?",
             image: "https://example.com/i.png",
           },
-          data: { action_url: "https://example.com/a", count: "3", flag: "true", extra: '{"a":[1]}' },
+          data: {
+            action_url: "https://example.com/a",
+            count: "3",
+            flag: "true",
+            extra: '{"a":[1]}',
+            herald_campaign_id: campaignId,
+          },
           android: { priority: "high", ttl, collapse_key: "news" },
         });
         // What is left of the campaign's 3600 s when the message went out.
@@ -94,7 +100,7 @@ describe("fcm sender", () => {
       expect((of(counted[0]!).android as Record<string, unknown>).notification).toBeUndefined();
       const quiet = of(silent[0]!);
       expect(quiet.notification).toBeUndefined();
-      expect(quiet.data).toEqual({ action_url: "https://example.com/a" });
+      expect(quiet.data).toEqual({ action_url: "https://example.com/a", herald_campaign_id: ids[2] });
       expect((quiet.android as Record<string, unknown>).notification).toBeUndefined();
     } finally {
       await sender.close();

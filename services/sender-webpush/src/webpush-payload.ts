@@ -1,5 +1,8 @@
 import type { DeliveryBatch, RenderedPayload } from "@herald/proto/delivery";
 
+/** The largest payload JSON (in bytes) that encrypts into one 4096-byte record (ece.ts). */
+export { MAX_PLAINTEXT as MAX_PAYLOAD_BYTES } from "./ece.js";
+
 /** A button as the Notifications API's NotificationAction names its fields. */
 export interface WebPushAction {
   action: string;

@@ -1,0 +1,63 @@
+import { create } from "@bufbuild/protobuf";
+import { RenderedPayloadSchema } from "@herald/proto/delivery";
+import { failedPrecondition } from "@herald/runtime";
+import { buildNotification, MAX_PAYLOAD_BYTES as APNS_MAX_BYTES, parseData } from "@herald/sender-apns/payload";
+import { fcmData, fcmMessage, MAX_PAYLOAD_BYTES as FCM_MAX_BYTES, payloadBytes } from "@herald/sender-fcm/payload";
+import { MAX_PAYLOAD_BYTES as WEB_MAX_BYTES, webPushPayload } from "@herald/sender-webpush/payload";
+import { buildDeliveryBatch } from "./batch-builder.js";
+import type { NewCampaign } from "./campaign.js";
+
+/** As long as a real campaign id (a UUID), which every payload carries. */
+const SAMPLE_CAMPAIGN_ID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * Each language's notification, built by each platform's own sender code (the bytes a
+ * device would get), must fit that provider's limit: a campaign that cannot reach some
+ * of its devices is refused when it is created (422), not failed device by device after
+ * the 202. Checked for every platform whatever the audience holds: which platforms it
+ * reaches is only known at fan-out. Not counted here: an app's default sound, badge and
+ * thread-id from its iOS platform config (a few bytes; the sender checks every message
+ * again and fails one that does not fit as PayloadTooLarge), and FCM's reserved data keys
+ * (they fail Android sends only: `from` is a fine key for an iOS app).
+ */
+export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dataJson" | "options">, now: Date): void {
+  const { options } = campaign;
+  const batch = buildDeliveryBatch(
+    {
+      campaignId: SAMPLE_CAMPAIGN_ID,
+      appId: "",
+      contents: campaign.contents,
+      dataJson: campaign.dataJson,
+      ttlSeconds: options.ttlSeconds,
+      highPriority: options.priority === "high",
+      ...(options.collapseId !== undefined ? { collapseId: options.collapseId } : {}),
+      ...(options.imageUrl !== undefined ? { imageUrl: options.imageUrl } : {}),
+      ...(options.notification !== undefined ? { notification: options.notification } : {}),
+      createdAt: now,
+    },
+    "ios",
+    0,
+    [],
+  );
+  const apnsData = parseData(campaign.dataJson);
+  const fcm = fcmData(campaign.dataJson);
+  for (const [lang, { title, body }] of Object.entries(campaign.contents)) {
+    const payload = create(RenderedPayloadSchema, { index: 0, title, body });
+    const apns = buildNotification(batch, payload, apnsData, "", {});
+    const fits = {
+      web: Buffer.byteLength(JSON.stringify(webPushPayload(batch, payload))) <= WEB_MAX_BYTES,
+      ios: apns.ok || apns.reason !== "PayloadTooLarge",
+      android:
+        !fcm.ok ||
+        payloadBytes(fcmMessage("", batch, payload, fcm.data, options.ttlSeconds || undefined)) <= FCM_MAX_BYTES,
+    };
+    const limits = { web: WEB_MAX_BYTES, ios: APNS_MAX_BYTES, android: FCM_MAX_BYTES };
+    for (const platform of ["web", "ios", "android"] as const) {
+      if (!fits[platform]) {
+        throw failedPrecondition(
+          `payload too large for ${lang}: the ${platform} notification exceeds ${limits[platform]} bytes with data`,
+        );
+      }
+    }
+  }
+}
