@@ -1,7 +1,12 @@
 import { create } from "@bufbuild/protobuf";
 import { RenderedPayloadSchema } from "@herald/proto/delivery";
 import { failedPrecondition } from "@herald/runtime";
-import { buildNotification, MAX_PAYLOAD_BYTES as APNS_MAX_BYTES, parseData } from "@herald/sender-apns/payload";
+import {
+  buildNotification,
+  DEFAULT_ALERT_OPTIONS,
+  MAX_PAYLOAD_BYTES as APNS_MAX_BYTES,
+  parseData,
+} from "@herald/sender-apns/payload";
 import { fcmData, fcmMessage, MAX_PAYLOAD_BYTES as FCM_MAX_BYTES, payloadBytes } from "@herald/sender-fcm/payload";
 import { MAX_PAYLOAD_BYTES as WEB_MAX_BYTES, webPushPayload } from "@herald/sender-webpush/payload";
 import { buildDeliveryBatch } from "./batch-builder.js";
@@ -15,10 +20,9 @@ const SAMPLE_CAMPAIGN_ID = "00000000-0000-0000-0000-000000000000";
  * device would get), must fit that provider's limit: a campaign that cannot reach some
  * of its devices is refused when it is created (422), not failed device by device after
  * the 202. Checked for every platform whatever the audience holds: which platforms it
- * reaches is only known at fan-out. Not counted here: an app's default sound, badge and
- * thread-id from its iOS platform config (a few bytes; the sender checks every message
- * again and fails one that does not fit as PayloadTooLarge), and FCM's reserved data keys
- * (they fail Android sends only: `from` is a fine key for an iOS app).
+ * reaches is only known at fan-out. Not checked here: FCM's reserved data keys (they
+ * fail Android sends only: `from` is a fine key for an iOS app). Every sender checks
+ * every message again and fails one that does not fit as PayloadTooLarge.
  */
 export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dataJson" | "options">, now: Date): void {
   const { options } = campaign;
@@ -43,7 +47,7 @@ export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dat
   const fcm = fcmData(campaign.dataJson);
   for (const [lang, { title, body }] of Object.entries(campaign.contents)) {
     const payload = create(RenderedPayloadSchema, { index: 0, title, body });
-    const apns = buildNotification(batch, payload, apnsData, "", {});
+    const apns = buildNotification(batch, payload, apnsData, "", DEFAULT_ALERT_OPTIONS);
     const fits = {
       web: Buffer.byteLength(JSON.stringify(webPushPayload(batch, payload))) <= WEB_MAX_BYTES,
       ios: apns.ok || apns.reason !== "PayloadTooLarge",

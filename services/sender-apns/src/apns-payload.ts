@@ -35,6 +35,9 @@ export interface AlertOptions {
   threadId?: string;
 }
 
+/** What the sender applies to every alert: a send without a sound plays the default one, as users of other services expect. */
+export const DEFAULT_ALERT_OPTIONS: AlertOptions = { sound: "default" };
+
 export interface ApnsNotification {
   /** apns-* request headers (without authorization). */
   headers: Record<string, string>;

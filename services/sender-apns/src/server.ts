@@ -1,6 +1,7 @@
 import type { Logger } from "@herald/runtime";
 import { Http2Pool, startSender, type RunningSender } from "@herald/sender";
 import { apnsMetrics } from "./apns-metrics.js";
+import { DEFAULT_ALERT_OPTIONS } from "./apns-payload.js";
 import { ApnsProvider, tokenAccepted } from "./apns-provider.js";
 import type { Config } from "./config.js";
 import { ProviderTokens } from "./provider-token.js";
@@ -27,8 +28,7 @@ export function start(config: Config, deps: { log: Logger }): Promise<RunningSen
     pool,
     tokens,
     baseUrl: config.apnsUrl,
-    // A send without a sound plays the default one, as users of other services expect.
-    alert: { sound: "default" },
+    alert: DEFAULT_ALERT_OPTIONS,
     registerMetrics: metrics.register,
   });
   return startSender(config, provider, deps);
