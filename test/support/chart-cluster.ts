@@ -11,7 +11,7 @@ import { HERALD_NODE_OPTIONS, SOURCE_NODE_ARGS } from "../../scripts/processes.m
 import { stageRelease } from "../../scripts/stage-release.mjs";
 import { freePort, restClient } from "./stack.js";
 import { uniqueName } from "./unique.js";
-import { assertRunning, eventually } from "./wait.js";
+import { untilServing, waitWhileRunning } from "./wait.js";
 import type { InfraUrls } from "./infra-urls.js";
 
 // "The cluster in a test": the chart rendered with external infrastructure pointed at the
@@ -145,17 +145,6 @@ async function dropDatabase(baseUrl: string, name: string): Promise<void> {
 }
 
 /** The one poll rule (wait.ts), failing at once when the pod it waits for has exited or was killed. */
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, pod?: Pod): Promise<void> {
-  const held = await eventually(
-    async () => {
-      if (pod) assertRunning(pod.child, pod.name, pod.output);
-      return check();
-    },
-    timeoutMs,
-    200,
-  );
-  if (!held) throw new Error(`timed out waiting for ${what}${pod ? `:\n${pod.output.join("").slice(-3000)}` : ""}`);
-}
 
 function decodeData(obj: K8sObject): Record<string, string> {
   const out: Record<string, string> = {};
@@ -199,15 +188,11 @@ export async function startChartCluster(infra: InfraUrls, opts: ChartClusterOpti
     simChild.stderr!.setEncoding("utf8").on("data", (d: string) => simOutput.push(d));
     sim = { child: simChild, output: simOutput };
     const simAdminUrl = `http://127.0.0.1:${simAdminPort}`;
-    await waitFor(
-      "the provider simulator",
-      () =>
-        fetch(`${simAdminUrl}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        ),
-      60_000,
-    );
+    await untilServing(simChild, "the provider simulator", `${simAdminUrl}/healthz`, {
+      timeoutMs: 60_000,
+      everyMs: 200,
+      output: simOutput,
+    });
 
     // Ports of replica 0 of each component, rendered into the chart.
     const ports: Record<string, number> = {};
@@ -405,14 +390,13 @@ export async function startChartCluster(infra: InfraUrls, opts: ChartClusterOpti
     const waitReady = async (pod: Pod) => {
       let last = { status: 0, body: "not probed yet" };
       try {
-        await waitFor(
+        await waitWhileRunning(
           `${pod.name} to be ready`,
           async () => {
             last = await probeAnswer(pod, "readinessProbe");
             return last.status === 200;
           },
-          startupBudgetMs(pod),
-          pod,
+          { timeoutMs: startupBudgetMs(pod), everyMs: 200, watched: pod },
         );
       } catch (err) {
         throw new Error(`${(err as Error).message}\nlast readiness answer: ${last.status} ${last.body.slice(0, 500)}`);

@@ -8,6 +8,7 @@ import pg from "pg";
 import type { InfraUrls } from "./infra-urls.js";
 import { reachable } from "./infra-urls.js";
 import { freePort } from "./stack.js";
+import { waitUntil } from "./wait.js";
 
 const run = promisify(execFile);
 
@@ -72,9 +73,9 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
     redisUrl: `redis://127.0.0.1:${redisPort}`,
   };
   const ready: Record<InfraServer, () => Promise<void>> = {
-    postgres: () => waitFor("PostgreSQL", () => reachable(urls.databaseUrl, 500)),
-    nats: () => waitFor("NATS JetStream", () => jetStreamAnswers(urls.natsUrl)),
-    redis: () => waitFor("Redis", () => reachable(urls.redisUrl, 500)),
+    postgres: () => waitUntil("private PostgreSQL", () => reachable(urls.databaseUrl, 500)),
+    nats: () => waitUntil("private NATS JetStream", () => jetStreamAnswers(urls.natsUrl)),
+    redis: () => waitUntil("private Redis", () => reachable(urls.redisUrl, 500)),
   };
   const onExit = () => {
     for (const s of Object.values(servers)) s.kill();
@@ -233,13 +234,5 @@ async function jetStreamAnswers(url: string): Promise<boolean> {
     return false;
   } finally {
     await nc?.close().catch(() => undefined);
-  }
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`private ${what} did not come up within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -6,6 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { findSecrets } from "./secret-scan.js";
 import { uniqueName } from "./unique.js";
+import { untilServing } from "./wait.js";
 import type { InfraUrls } from "./infra-urls.js";
 import {
   DEFAULT_PORTS,
@@ -76,20 +77,12 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
-async function waitHealthy(proc: StackProcess, seconds = 60): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) {
-      throw new Error(`${proc.name} exited with ${proc.child.exitCode}:\n${proc.output.join("").slice(-3000)}`);
-    }
-    const ok = await fetch(`http://127.0.0.1:${proc.health}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${proc.name} not healthy after ${seconds}s:\n${proc.output.join("").slice(-3000)}`);
+function waitHealthy(proc: StackProcess, seconds = 60): Promise<void> {
+  return untilServing(proc.child, proc.name, `http://127.0.0.1:${proc.health}/healthz`, {
+    timeoutMs: seconds * 1000,
+    everyMs: 200,
+    output: proc.output,
+  });
 }
 
 function spawnProcess(proc: Omit<StackProcess, "child">): StackProcess {
