@@ -197,8 +197,7 @@ async function startSimulator(): Promise<Simulator> {
   const def = heraldProcesses({ ...DEFAULT_PORTS, providerSim: port, providerSimAdmin: adminPort }).find(
     (p) => p.name === "provider-sim",
   )!;
-  const built = def.args.map((a) => a.replace(/^(services\/provider-sim)\/src\/(.*)\.ts$/, "$1/dist/$2.js"));
-  const child = spawn(process.execPath, built, {
+  const child = spawn(process.execPath, def.built, {
     cwd: root,
     env: {
       ...process.env,

@@ -76,9 +76,8 @@ export async function startBuiltStack(opts: {
       const started = defs
         .filter((d) => d.stage === stage)
         .map((d): BuiltProcess => {
-          // args are [cli source, role]: run the built entry instead.
-          const role = d.args[d.args.length - 1]!;
-          const child = spawn(process.execPath, [path.join(opts.releaseDir, "packages/cli/dist/main.js"), role], {
+          const [entry, ...rest] = d.built;
+          const child = spawn(process.execPath, [path.join(opts.releaseDir, entry!), ...rest], {
             cwd: opts.releaseDir,
             env: {
               PATH: process.env.PATH ?? "",

@@ -1,6 +1,9 @@
 export interface HeraldProcess {
   name: string;
+  /** Node arguments from source, after SOURCE_NODE_ARGS. */
   args: string[];
+  /** Node arguments of the production build (paths relative to the repository or a staged release). */
+  built: string[];
   stage: number;
   health: number;
   env: Record<string, string>;

@@ -54,12 +54,15 @@ export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"
  */
 export const HERALD_NODE_OPTIONS = "--max-semi-space-size=4 --max-old-space-size=384";
 
-const role = (name) => ["packages/cli/src/main.ts", name];
+/** A Herald role's node arguments: from source (dev mode, tests) and as built (the image, the bench). */
+const role = (name) => ({ args: ["packages/cli/src/main.ts", name], built: ["packages/cli/dist/main.js", name] });
 
 /**
- * Process definitions: { name, args (node arguments after SOURCE_NODE_ARGS), env, health
- * (port of /healthz), stage }. Same stage: started together. Every Herald role goes
- * through the `herald` command, as in production; the simulator has its own entry.
+ * Process definitions: { name, args (node arguments after SOURCE_NODE_ARGS), built (node
+ * arguments of the production build, paths relative to the repository or a staged
+ * release), env, health (port of /healthz), stage }. Same stage: started together. Every
+ * Herald role goes through the `herald` command, as in production; the simulator has its
+ * own entry.
  */
 export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(ports)) {
   const rpc = (port) => `http://127.0.0.1:${port}`;
@@ -67,41 +70,42 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
     {
       name: "provider-sim",
       args: ["services/provider-sim/src/main.ts"],
+      built: ["services/provider-sim/dist/main.js"],
       stage: 0,
       health: ports.providerSimAdmin,
       env: { PORT: ports.providerSim, ADMIN_PORT: ports.providerSimAdmin },
     },
     {
       name: "credential",
-      args: role("credential"),
+      ...role("credential"),
       stage: 0,
       health: ports.credentialAdmin,
       env: { PORT: ports.credential, ADMIN_PORT: ports.credentialAdmin },
     },
     {
       name: "device-registry",
-      args: role("device-registry"),
+      ...role("device-registry"),
       stage: 0,
       health: ports.deviceRegistryAdmin,
       env: { PORT: ports.deviceRegistry, ADMIN_PORT: ports.deviceRegistryAdmin },
     },
     {
       name: "campaign",
-      args: role("campaign"),
+      ...role("campaign"),
       stage: 1,
       health: ports.campaignAdmin,
       env: { PORT: ports.campaign, ADMIN_PORT: ports.campaignAdmin, DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry) },
     },
     {
       name: "sender-apns",
-      args: role("sender-apns"),
+      ...role("sender-apns"),
       stage: 1,
       health: ports.senderApns,
       env: { ADMIN_PORT: ports.senderApns, CREDENTIAL_URL: rpc(ports.credential), APNS_URL: providers.APNS_URL },
     },
     {
       name: "sender-fcm",
-      args: role("sender-fcm"),
+      ...role("sender-fcm"),
       stage: 1,
       health: ports.senderFcm,
       env: {
@@ -113,14 +117,14 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
     },
     {
       name: "sender-webpush",
-      args: role("sender-webpush"),
+      ...role("sender-webpush"),
       stage: 1,
       health: ports.senderWebpush,
       env: { ADMIN_PORT: ports.senderWebpush, CREDENTIAL_URL: rpc(ports.credential) },
     },
     {
       name: "gateway",
-      args: role("gateway"),
+      ...role("gateway"),
       stage: 2,
       health: ports.gateway,
       env: {
