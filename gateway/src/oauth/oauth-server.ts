@@ -38,6 +38,9 @@ export class OAuthServer {
   private readonly issuerUrl: URL;
   private current: Current | undefined;
   private building: { version: string; current: Promise<Current> } | undefined;
+  /** Builds in the order they began, and the newest that became current. */
+  private builds = 0;
+  private currentBuild = 0;
 
   constructor(private readonly opts: OAuthServerOptions) {
     this.adapter = adapterClass(opts.identity);
@@ -64,6 +67,7 @@ export class OAuthServer {
   }
 
   private async build(set: KeySet): Promise<Current> {
+    const build = ++this.builds;
     const provider = await createProvider({
       issuer: this.opts.issuer,
       keys: set,
@@ -77,8 +81,13 @@ export class OAuthServer {
     provider.on("server_error", (_ctx: unknown, err: Error) => {
       this.opts.log.error({ err }, "oauth server error");
     });
-    this.current = { version: set.version, provider, handle: provider.callback(), cookieKeys: cookieKeys(set) };
-    return this.current;
+    const built = { version: set.version, provider, handle: provider.callback(), cookieKeys: cookieKeys(set) };
+    // A build that ends after a newer key set's build began serves its own callers only.
+    if (build > this.currentBuild) {
+      this.current = built;
+      this.currentBuild = build;
+    }
+    return built;
   }
 
   /** Rewrites the request's host and scheme to the issuer's (see the class comment). */

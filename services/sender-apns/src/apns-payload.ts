@@ -35,7 +35,10 @@ export interface AlertOptions {
   threadId?: string;
 }
 
-/** What the sender applies to every alert: a send without a sound plays the default one, as users of other services expect. */
+/**
+ * What the sender applies to every alert (and the campaign service's size check with it):
+ * a send without a sound plays the default one, as users of other services expect.
+ */
 export const DEFAULT_ALERT_OPTIONS: AlertOptions = { sound: "default" };
 
 export interface ApnsNotification {
@@ -51,8 +54,8 @@ export type BuildResult = { ok: true; notification: ApnsNotification } | { ok: f
  * The APNs request for one rendered payload of a batch: `aps.alert {title, body}` with
  * the send's sound, badge, thread-id and mutable-content (or a background push with only
  * `content-available` when the send is silent or has data but no text), the send's data
- * keys and the campaign's id beside `aps`, and the apns-* headers. Pure: the same input always
- * gives the same bytes, so a batch builds it once per language.
+ * keys and the campaign's id beside `aps`, and the apns-* headers. Pure: the same input
+ * always gives the same bytes, so a batch builds it once per language.
  */
 export function buildNotification(
   batch: DeliveryBatch,
