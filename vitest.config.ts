@@ -41,6 +41,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          // A console page re-rendering after a reload (its session, then its data) can take
+          // longer than expect.poll's default second on a loaded 2-core machine.
+          expect: { poll: { timeout: 10_000 } },
         },
       },
       {
