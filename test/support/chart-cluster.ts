@@ -144,8 +144,6 @@ async function dropDatabase(baseUrl: string, name: string): Promise<void> {
   }
 }
 
-/** The one poll rule (wait.ts), failing at once when the pod it waits for has exited or was killed. */
-
 function decodeData(obj: K8sObject): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries((obj.data ?? {}) as Record<string, string>)) {
