@@ -11,13 +11,13 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
 }
 
 /** Polls `check` every `everyMs` until it holds; throws naming `what` after `timeoutMs`. */
-export async function waitUntil(
+export function waitUntil(
   what: string,
   check: () => Promise<boolean>,
   timeoutMs = 60_000,
   everyMs = 100,
 ): Promise<void> {
-  if (!(await eventually(check, timeoutMs, everyMs))) throw new Error(`timed out waiting for ${what}`);
+  return waitWhileRunning(what, check, { timeoutMs, everyMs });
 }
 
 /** Whether `url` answers 2xx (false while nothing listens). */

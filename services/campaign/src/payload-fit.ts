@@ -47,21 +47,18 @@ export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dat
   const fcm = fcmData(campaign.dataJson);
   for (const [lang, { title, body }] of Object.entries(campaign.contents)) {
     const payload = create(RenderedPayloadSchema, { index: 0, title, body });
+    const tooLarge = (platform: string, limit: number) =>
+      failedPrecondition(
+        `payload too large for ${lang}: the ${platform} notification exceeds ${limit} bytes with data`,
+      );
+    if (Buffer.byteLength(JSON.stringify(webPushPayload(batch, payload))) > WEB_MAX_BYTES) {
+      throw tooLarge("web", WEB_MAX_BYTES);
+    }
     const apns = buildNotification(batch, payload, apnsData, "", DEFAULT_ALERT_OPTIONS);
-    const fits = {
-      web: Buffer.byteLength(JSON.stringify(webPushPayload(batch, payload))) <= WEB_MAX_BYTES,
-      ios: apns.ok || apns.reason !== "PayloadTooLarge",
-      android:
-        !fcm.ok ||
-        payloadBytes(fcmMessage("", batch, payload, fcm.data, options.ttlSeconds || undefined)) <= FCM_MAX_BYTES,
-    };
-    const limits = { web: WEB_MAX_BYTES, ios: APNS_MAX_BYTES, android: FCM_MAX_BYTES };
-    for (const platform of ["web", "ios", "android"] as const) {
-      if (!fits[platform]) {
-        throw failedPrecondition(
-          `payload too large for ${lang}: the ${platform} notification exceeds ${limits[platform]} bytes with data`,
-        );
-      }
+    if (!apns.ok && apns.reason === "PayloadTooLarge") throw tooLarge("ios", APNS_MAX_BYTES);
+    const ttl = options.ttlSeconds || undefined;
+    if (fcm.ok && payloadBytes(fcmMessage("", batch, payload, fcm.data, ttl)) > FCM_MAX_BYTES) {
+      throw tooLarge("android", FCM_MAX_BYTES);
     }
   }
 }
