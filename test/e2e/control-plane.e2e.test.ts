@@ -139,21 +139,35 @@ describe("apps", () => {
   it("answers 413 for a body over the limit", async () => {
     // node:http, not fetch: the gateway answers as soon as it knows the body is too large
     // and closes the connection, and fetch drops an answer that arrives while it is
-    // still uploading.
+    // still uploading. The length is declared with the headers and the body held back, so
+    // the answer cannot lose a race with an upload the gateway has already refused; the
+    // body follows only if no answer came within a second (a gateway that counts bytes).
     const body = JSON.stringify({ name: "a", platform: "ios", bundle_id: "com.big", pad: "x".repeat(2 * 1024 * 1024) });
     const res = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
       const req = http.request(
         `${stack.gatewayUrls[0]}/v1/apps`,
-        { method: "POST", headers: { authorization: `Bearer ${stack.apiKey}`, "content-type": "application/json" } },
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${stack.apiKey}`,
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+          },
+        },
         (answer) => {
+          clearTimeout(upload);
           let text = "";
           answer.on("data", (d) => (text += d));
-          answer.on("end", () => resolve({ status: answer.statusCode ?? 0, body: JSON.parse(text) }));
+          answer.on("end", () => {
+            resolve({ status: answer.statusCode ?? 0, body: JSON.parse(text) });
+            req.destroy();
+          });
         },
       );
       // Writing the rest may fail once the gateway has answered and closed; the answer counts.
       req.on("error", (err) => setTimeout(() => reject(err), 1_000));
-      req.end(body);
+      req.flushHeaders();
+      const upload = setTimeout(() => req.end(body), 1_000);
     });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ error: expect.any(String), message: expect.any(String) });
