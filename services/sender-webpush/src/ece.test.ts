@@ -1,7 +1,8 @@
 import { createECDH, createHmac, randomBytes } from "node:crypto";
 import ece from "http_ece";
 import { describe, expect, it } from "vitest";
-import { encrypt, hmacSha256, InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError } from "./ece.js";
+import { encrypt, hmacSha256, InvalidSubscriberKeyError, PayloadTooLargeError } from "./ece.js";
+import { MAX_PLAINTEXT } from "./ece-record.js";
 
 // http_ece is the reference implementation the receiving side uses (docs/providers.md §Web Push libraries).
 function subscriber() {

@@ -1,15 +1,8 @@
+// RFC 8291 message encryption with the aes128gcm content coding (RFC 8188), in one
+// record. Every call uses a fresh ephemeral P-256 key pair and a fresh salt, so no two
+// messages share a content-encryption key.
 import { createCipheriv, createECDH, createSecretKey, hash, randomFillSync } from "node:crypto";
-
-/**
- * RFC 8291 message encryption with the aes128gcm content coding (RFC 8188), in one
- * record. Every call uses a fresh ephemeral P-256 key pair and a fresh salt, so no two
- * messages share a content-encryption key.
- */
-export const RECORD_SIZE = 4096;
-const HEADER_LENGTH = 16 + 4 + 1 + 65;
-const TAG_LENGTH = 16;
-/** Largest plaintext that fits one 4096-byte record: 4096 − 86 − 16 − 1 (delimiter). */
-export const MAX_PLAINTEXT = RECORD_SIZE - HEADER_LENGTH - TAG_LENGTH - 1;
+import { HEADER_LENGTH, MAX_PLAINTEXT, RECORD_SIZE, TAG_LENGTH } from "./ece-record.js";
 
 export class PayloadTooLargeError extends Error {
   constructor(readonly size: number) {

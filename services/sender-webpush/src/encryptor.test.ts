@@ -1,7 +1,8 @@
 import { createECDH, randomBytes } from "node:crypto";
 import ece from "http_ece";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError } from "./ece.js";
+import { InvalidSubscriberKeyError, PayloadTooLargeError } from "./ece.js";
+import { MAX_PLAINTEXT } from "./ece-record.js";
 import { packJobs, unpackAnswers } from "./batch-wire.js";
 import { toResults, WorkerEncryptor } from "./encryptor.js";
 import { encryptPacked } from "./encryption-worker.js";

@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import { Coalescer, type ItemResult } from "@herald/runtime";
 import { Piscina } from "piscina";
 import { type EncryptJob, type Failure, packJobs, unpackAnswers } from "./batch-wire.js";
-import { encrypt, InvalidSubscriberKeyError, MAX_PLAINTEXT, PayloadTooLargeError, type Subscriber } from "./ece.js";
+import { encrypt, InvalidSubscriberKeyError, PayloadTooLargeError, type Subscriber } from "./ece.js";
+import { MAX_PLAINTEXT } from "./ece-record.js";
 
 /** RFC 8291 encryption of one message for one subscription. */
 export interface Encryptor {

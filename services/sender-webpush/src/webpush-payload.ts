@@ -1,7 +1,7 @@
 import type { DeliveryBatch, RenderedPayload } from "@herald/proto/delivery";
 
-/** The largest payload JSON (in bytes) that encrypts into one 4096-byte record (ece.ts). */
-export { MAX_PLAINTEXT as MAX_PAYLOAD_BYTES } from "./ece.js";
+/** The largest payload JSON (in bytes) that encrypts into one 4096-byte record (ece-record.ts). */
+export { MAX_PLAINTEXT as MAX_PAYLOAD_BYTES } from "./ece-record.js";
 
 /** A button as the Notifications API's NotificationAction names its fields. */
 export interface WebPushAction {
