@@ -43,16 +43,38 @@ export function providerUrls(ports = DEFAULT_PORTS, env = process.env) {
 export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"];
 
 /**
- * Node options of every Herald process, here and in the image (deploy/Dockerfile sets the
- * same NODE_OPTIONS; a test keeps them equal). A young generation of 4 MB semi-spaces
- * instead of V8's default 16 MB: 20 to 110 MB less resident memory per process under
- * load, for somewhat more GC in the senders. An old generation of at most 384 MB: on a
- * machine with memory to spare V8 allows 4 GB and lets the old generation grow to about
- * four times its live size before collecting it; under a pod's limit Node would size the
- * heap itself, but the chart's 512 Mi gives 259 MB, where V8 collects so often that a
- * campaign ran a fifth slower end to end (docs/operations.md, "Memory").
+ * V8's young generation per role: each semi-space's size in MB. 4 instead of V8's
+ * default 16: 20 to 110 MB less resident memory per process under load, for somewhat more
+ * garbage collection in the senders. sender-webpush keeps V8's 16: its CPU goes into
+ * encryption and collections (its event loop holds 256 requests in flight across
+ * scavenges, its threads allocate a dozen buffers a message), and on the benchmark machine
+ * 16 MB cost it 15 % less CPU per message for some 25 MB more at its peak; every other
+ * role spends its CPU elsewhere and the stack's memory target counts their peaks
+ * (docs/operations.md, "Memory"). The chart's defaults are the same (`semiSpaceMiB` of each
+ * component; a chart test keeps them equal).
  */
-export const HERALD_NODE_OPTIONS = "--max-semi-space-size=4 --max-old-space-size=384";
+export const SEMI_SPACE_MB = { default: 4, "sender-webpush": 16 };
+
+/** The old generation's limit in MB when no memory limit sizes it (the chart sizes it to the pod's). */
+const OLD_SPACE_MB = 384;
+
+/**
+ * A Herald process's Node options. An old generation of at most 384 MB: on a machine with
+ * memory to spare V8 allows 4 GB and lets the old generation grow to about four times its
+ * live size before collecting it; under a pod's limit Node would size the heap itself,
+ * but the chart's 512 Mi gives 259 MB, where V8 collects so often that a campaign ran a
+ * fifth slower end to end (docs/operations.md, "Memory").
+ */
+export const nodeOptionsOf = (role) =>
+  `--max-semi-space-size=${SEMI_SPACE_MB[role] ?? SEMI_SPACE_MB.default} --max-old-space-size=${OLD_SPACE_MB}`;
+
+/**
+ * The image's NODE_OPTIONS, for every role (deploy/Dockerfile; a test keeps them equal): a
+ * container's environment cannot depend on the role it runs, so `docker run` of
+ * sender-webpush gets 4 MB semi-spaces too unless given NODE_OPTIONS; the chart sets each
+ * component's own.
+ */
+export const HERALD_NODE_OPTIONS = nodeOptionsOf("default");
 
 /** A Herald role's node arguments: from source (dev mode, tests) and as built (the image, the bench). */
 const role = (name) => ({ args: ["packages/cli/src/main.ts", name], built: ["packages/cli/dist/main.js", name] });
@@ -137,7 +159,7 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
   ].map((p) => ({
     ...p,
     env: {
-      NODE_OPTIONS: HERALD_NODE_OPTIONS,
+      NODE_OPTIONS: nodeOptionsOf(p.name),
       ...Object.fromEntries(Object.entries(p.env).map(([k, v]) => [k, String(v)])),
     },
   }));

@@ -252,6 +252,7 @@ function component(key) {
     ...(kind !== "sender" ? { port: ref("port") } : {}),
     ...(kind !== "gateway" ? { adminPort: ref("port") } : {}),
     logLevel: nullable(ref("logLevel")),
+    semiSpaceMiB: int(1, 256, "--max-semi-space-size (MiB) in the NODE_OPTIONS the chart derives"),
     config: obj(configs[key]),
     env: ref("envMap"),
     extraEnv: nullable(ref("k8sList")),

@@ -473,27 +473,28 @@ schema's pattern) in whole MiB. Call with (dict "q" <quantity> "where" <values p
 {{- end -}}
 
 {{/*
-NODE_OPTIONS of a component with a memory limit: V8's old generation sized to the pod
-(docs/operations.md, "Memory"): the limit less 128 MiB for the rest of the process (code,
-young generation, buffers), and never under half the limit. The image's fixed 384 MB
-would let a 384 Mi pod's heap grow into an OOM kill, and waste a 2 Gi pod. Empty without
-a limit: the image's NODE_OPTIONS then apply. Otherwise the same options as the image's
+NODE_OPTIONS of a component (docs/operations.md, "Memory"): its young generation
+(`semiSpaceMiB`) and V8's old generation sized to the pod: the limit less 128 MiB for the
+rest of the process (code, young generation, buffers), and never under half the limit.
+The image's fixed 384 MB would let a 384 Mi pod's heap grow into an OOM kill, and waste a
+2 Gi pod; without a limit it is the image's 384. Otherwise the same options as dev mode's
 (scripts/processes.mjs; a chart test keeps them equal).
 */}}
 {{- define "herald.nodeOptions" -}}
 {{- $limit := "" -}}
 {{- with .c.resources -}}{{- with .limits -}}{{- $limit = .memory -}}{{- end -}}{{- end -}}
+{{- $old := 384 -}}
 {{- if include "herald.isSet" $limit -}}
 {{- $mib := include "herald.quantityMiB" (dict "q" $limit "where" (printf "components.%s.resources.limits.memory" .c.key)) | int64 -}}
-{{- $old := max (div $mib 2) (sub $mib 128) -}}
-{{- printf "--max-semi-space-size=4 --max-old-space-size=%d" $old -}}
+{{- $old = max (div $mib 2) (sub $mib 128) -}}
 {{- end -}}
+{{- printf "--max-semi-space-size=%d --max-old-space-size=%d" (int .c.semiSpaceMiB) (int $old) -}}
 {{- end -}}
 
 {{/*
 Non-secret environment of a component (its ConfigMap data), as a YAML map of strings.
 Call with (dict "root" $ "c" <resolved component>). Precedence, lowest first: what the
-chart derives (LOG_LEVEL, NODE_OPTIONS from the memory limit, service URLs, config
+chart derives (LOG_LEVEL, NODE_OPTIONS from semiSpaceMiB and the memory limit, service URLs, config
 settings), the global env, the component's env. PORT/ADMIN_PORT and the secrets are set
 in the container itself.
 */}}

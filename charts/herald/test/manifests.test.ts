@@ -1,7 +1,7 @@
 import { readEnv, streamNames } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROLE_NAMES, type RoleName } from "../../../packages/cli/src/roles.js";
-import { HERALD_NODE_OPTIONS } from "../../../scripts/processes.mjs";
+import { nodeOptionsOf } from "../../../scripts/processes.mjs";
 import { configSpec as credentialConfigSpec, sealedBoxOf } from "../../../services/credential/src/config.js";
 import {
   ENV_SPECS,
@@ -698,9 +698,9 @@ describe("disruption budgets and autoscaling", () => {
   });
 });
 
-/** The image's and dev mode's Node options (scripts/processes.mjs) with another old-generation size. */
-const withOldSpace = (mib: number) =>
-  HERALD_NODE_OPTIONS.replace(/--max-old-space-size=\d+/, `--max-old-space-size=${mib}`);
+/** A role's Node options in dev mode (scripts/processes.mjs), with another old-generation size. */
+const withOldSpace = (role: RoleName, mib: number) =>
+  nodeOptionsOf(role).replace(/--max-old-space-size=\d+/, `--max-old-space-size=${mib}`);
 
 describe("environment", () => {
   it.each(SETS)(
@@ -829,16 +829,16 @@ describe("environment", () => {
       const options = envValue(containerEnv(objectsOf(set), c), "NODE_OPTIONS");
       const limit: string | undefined = c.resources?.limits?.memory;
       if (limit === undefined) {
-        expect(options, `${d.metadata.name}: no limit, the image's options`).toBeUndefined();
+        expect(options, `${d.metadata.name}: no limit, dev mode's options`).toBe(nodeOptionsOf(roleOf(d)));
         return;
       }
       const mib = Number(limit.replace(/Mi$/, ""));
       expect(`${mib}Mi`, "the value sets give limits in Mi").toBe(limit);
-      expect(options, d.metadata.name).toBe(withOldSpace(Math.max(Math.floor(mib / 2), mib - 128)));
+      expect(options, d.metadata.name).toBe(withOldSpace(roleOf(d), Math.max(Math.floor(mib / 2), mib - 128)));
     }),
   );
 
-  it("NODE_OPTIONS: quantities in every notation, no limit, and a component's own NODE_OPTIONS", async () => {
+  it("NODE_OPTIONS: quantities in every notation, no limit, a component's semi-space and its own NODE_OPTIONS", async () => {
     const limits: Record<string, string | number | null> = {
       gateway: "1.5Gi",
       credential: "1G",
@@ -852,18 +852,19 @@ describe("environment", () => {
       Object.entries(limits).map(([key, memory]) => [key, { resources: { limits: { memory } } }]),
     );
     components.senderWebpush = { ...components.senderWebpush, env: { NODE_OPTIONS: "--max-old-space-size=999" } };
+    components.senderApns = { ...components.senderApns, semiSpaceMiB: 8 };
     const objs = await render({ values: { components } });
     const options = Object.fromEntries(
       heraldDeployments(objs).map((d) => [roleOf(d), envValue(containerEnv(objs, mainContainer(d)), "NODE_OPTIONS")]),
     );
-    const old = withOldSpace;
+    const old = (mib: number) => `--max-semi-space-size=4 --max-old-space-size=${mib}`;
     expect(options).toEqual({
       gateway: old(1536 - 128),
       credential: old(953 - 128), // 10⁹ bytes
       "device-registry": old(476 - 128), // 5·10⁸ bytes
       campaign: old(128), // half of 256
-      "sender-apns": old(2048 - 128),
-      "sender-fcm": undefined,
+      "sender-apns": `--max-semi-space-size=8 --max-old-space-size=${2048 - 128}`,
+      "sender-fcm": old(384), // no limit: the image's old generation
       "sender-webpush": "--max-old-space-size=999",
     });
     const err = await renderFailure({
