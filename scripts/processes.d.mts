@@ -25,7 +25,6 @@ export type HeraldPorts = Record<
 >;
 export declare const SOURCE_NODE_ARGS: string[];
 export declare const HERALD_NODE_OPTIONS: string;
-export declare const SEMI_SPACE_MB: { default: number } & Record<string, number>;
 export declare function nodeOptionsOf(role: string): string;
 export declare const DEFAULT_PORTS: HeraldPorts;
 export declare function providerUrls(ports?: HeraldPorts, env?: NodeJS.ProcessEnv): Record<string, string>;

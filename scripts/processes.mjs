@@ -47,13 +47,12 @@ export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"
  * default 16: 20 to 110 MB less resident memory per process under load, for somewhat more
  * garbage collection in the senders. sender-webpush keeps V8's 16: its CPU goes into
  * encryption and collections (its event loop holds 256 requests in flight across
- * scavenges, its threads allocate a dozen buffers a message), and on the benchmark machine
- * 16 MB cost it 15 % less CPU per message for some 25 MB more at its peak; every other
- * role spends its CPU elsewhere and the stack's memory target counts their peaks
- * (docs/operations.md, "Memory"). The chart's defaults are the same (`semiSpaceMiB` of each
- * component; a chart test keeps them equal).
+ * scavenges), and on the benchmark machine 16 MB cost it 15 % less CPU per message for
+ * some 25 MB more at its peak; every other role spends its CPU elsewhere and the stack's
+ * memory target counts their peaks (docs/operations.md, "Memory"). The chart's defaults
+ * are the same (`semiSpaceMiB` of each component; a chart test keeps them equal).
  */
-export const SEMI_SPACE_MB = { default: 4, "sender-webpush": 16 };
+const SEMI_SPACE_MB = { default: 4, "sender-webpush": 16 };
 
 /** The old generation's limit in MB when no memory limit sizes it (the chart sizes it to the pod's). */
 const OLD_SPACE_MB = 384;
