@@ -5,6 +5,7 @@ import path from "node:path";
 import { stageRelease } from "../scripts/stage-release.mjs";
 import { caBundle, ensureSimulatorCa } from "../scripts/trust.mjs";
 import { DEFAULT_URLS } from "../test/support/infra-urls.js";
+import { deleteNamespaceStreams } from "../test/support/nats-streams.js";
 import { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { freshDatabase, QUICK, ROUNDS, root, text } from "./common.js";
 import { e2e } from "./e2e.js";
@@ -56,6 +57,8 @@ async function main() {
   } finally {
     await otlp.close();
     rmSync(releaseDir, { recursive: true, force: true });
+    // The senders scenario runs under a namespace of its own (bench/senders.ts).
+    for (const namespace of [id, `${id}_senders`]) await deleteNamespaceStreams(DEFAULT_URLS.natsUrl, namespace);
   }
 }
 

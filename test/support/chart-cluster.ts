@@ -9,6 +9,7 @@ import { parseAllDocuments } from "yaml";
 import { renderChart } from "../../scripts/helm-render.mjs";
 import { HERALD_NODE_OPTIONS, SOURCE_NODE_ARGS } from "../../scripts/processes.mjs";
 import { stageRelease } from "../../scripts/stage-release.mjs";
+import { deleteNamespaceStreams } from "./nats-streams.js";
 import { freePort, restClient } from "./stack.js";
 import { uniqueName } from "./unique.js";
 import { untilServing, waitWhileRunning } from "./wait.js";
@@ -168,6 +169,7 @@ export async function startChartCluster(infra: InfraUrls, opts: ChartClusterOpti
     await Promise.all(pods.map((p) => terminate(p)));
     if (sim) await terminateChild(sim.child, 5_000);
     await dropDatabase(infra.databaseUrl, dbName).catch(() => undefined);
+    await deleteNamespaceStreams(infra.natsUrl, id).catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
   };
 

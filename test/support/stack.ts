@@ -4,6 +4,7 @@ import { once } from "node:events";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
+import { deleteNamespaceStreams } from "./nats-streams.js";
 import { findSecrets } from "./secret-scan.js";
 import { uniqueName } from "./unique.js";
 import { untilServing } from "./wait.js";
@@ -150,6 +151,7 @@ export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Pro
     const leaks = await scanForSecrets(processes);
     await Promise.all(processes.map((p) => stopProcess(p)));
     await dropSchemas(infra.databaseUrl, id);
+    await deleteNamespaceStreams(infra.natsUrl, id);
     if (leaks.length > 0) throw new Error(`secrets leaked:\n${leaks.join("\n")}`);
   };
   const gatewayDef = heraldProcesses(ports, providerUrls(ports, {})).find((p) => p.name === "gateway")!;
