@@ -17,6 +17,7 @@ import {
   streamNames,
   type Pool,
 } from "@herald/runtime";
+import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import { configSpec as registryConfigSpec } from "../../device-registry/src/config.js";
 import { start as startRegistry } from "../../device-registry/src/server.js";
@@ -232,10 +233,8 @@ export async function startStack() {
     } finally {
       await admin.end();
     }
-    for (const stream of [names.deliveryStream, names.outcomesStream, names.eventsStream]) {
-      await jsm.streams.delete(stream).catch(() => false);
-    }
     await nc.close();
+    await deleteNamespaceStreams(infra.natsUrl, namespace);
   }
 
   return {

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { inject } from "vitest";
 import { CredentialService } from "@herald/proto/credential";
-import { createLogger, createPool, createRpcClient, streamNames, type Pool } from "@herald/runtime";
+import { createLogger, createPool, createRpcClient, type Pool } from "@herald/runtime";
+import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import type { Config } from "../src/config.js";
 import { start, type CredentialApp } from "../src/server.js";
@@ -62,7 +61,7 @@ export async function startService(config: Config, logs = new LogCapture()): Pro
 /** A pool on the test's schema, to look at rows the way an attacker with the database would. */
 export const rawPool = (config: Config): Pool => createPool({ url: config.databaseUrl, schema: config.schema, max: 2 });
 
-/** Drops the test's schema and stream. */
+/** Drops the test's schema and streams. */
 export async function cleanUp(config: Config): Promise<void> {
   const pool = createPool({ url: config.databaseUrl, schema: "public", max: 1 });
   try {
@@ -70,13 +69,7 @@ export async function cleanUp(config: Config): Promise<void> {
   } finally {
     await pool.end();
   }
-  const nc = await connect({ servers: config.natsUrl });
-  try {
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(streamNames(config.natsNamespace).eventsStream).catch(() => undefined);
-  } finally {
-    await nc.close();
-  }
+  await deleteNamespaceStreams(config.natsUrl, config.natsNamespace);
 }
 
 /** The line of a PEM block after its header: what a leaked key would show. */

@@ -1,8 +1,7 @@
 import { inject } from "vitest";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { createLogger, createPool, createRpcClient, readEnv, streamNames, type Pool } from "@herald/runtime";
 import { DeviceRegistryService } from "@herald/proto/device";
+import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import { configSpec, type Config } from "../src/config.js";
 import { start } from "../src/server.js";
@@ -40,16 +39,7 @@ export async function startRegistry(env: Record<string, string> = {}) {
       await app.close();
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await pool.end();
-      const nc = await connect({ servers: infra.natsUrl });
-      try {
-        const jsm = await jetstreamManager(nc);
-        for (const durable of ["device-registry-app-deleted", "device-registry-invalidated"]) {
-          await jsm.consumers.delete(names.eventsStream, names.consumer(durable)).catch(() => false);
-        }
-        await jsm.streams.delete(names.eventsStream).catch(() => false);
-      } finally {
-        await nc.close();
-      }
+      await deleteNamespaceStreams(infra.natsUrl, namespace);
     },
   };
 }

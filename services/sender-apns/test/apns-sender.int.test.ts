@@ -29,6 +29,7 @@ import {
   type Running,
 } from "../../credential/test/harness.js";
 import { makeApnsKey } from "../../../test/support/credential-fixtures.js";
+import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import { loadConfig } from "../src/config.js";
 import { start } from "../src/server.js";
@@ -214,11 +215,7 @@ afterAll(async () => {
   await credential?.close();
   await sim?.close();
   await cleanUpCredential(credCfg);
-  const c = await connect({ servers: inject("infra").natsUrl });
-  const jsm = await jetstreamManager(c);
-  for (const s of [names.deliveryStream, names.outcomesStream, names.eventsStream])
-    await jsm.streams.delete(s).catch(() => undefined);
-  await c.close();
+  await deleteNamespaceStreams(inject("infra").natsUrl, namespace);
 });
 
 describe("APNs sender", () => {

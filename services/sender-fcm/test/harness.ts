@@ -26,6 +26,7 @@ import {
   type Running,
 } from "../../credential/test/harness.js";
 import { makeServiceAccount } from "../../../test/support/credential-fixtures.js";
+import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import { loadConfig, type Config } from "../src/config.js";
 
@@ -90,12 +91,7 @@ export class FcmTestBed {
       this.redis.disconnect();
     }
     if (this.credCfg) await cleanUpCredential(this.credCfg);
-    const c = await connect({ servers: inject("infra").natsUrl });
-    const jsm = await jetstreamManager(c);
-    const n = this.names;
-    for (const s of [n.deliveryStream, n.outcomesStream, n.eventsStream])
-      await jsm.streams.delete(s).catch(() => undefined);
-    await c.close();
+    await deleteNamespaceStreams(inject("infra").natsUrl, this.namespace);
   }
 
   senderConfig(overrides: Record<string, string> = {}): Config {

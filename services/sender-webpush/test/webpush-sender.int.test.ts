@@ -26,6 +26,7 @@ import {
   testConfig as credentialConfig,
   type Running,
 } from "../../credential/test/harness.js";
+import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import { loadConfig } from "../src/config.js";
 import { start } from "../src/server.js";
@@ -151,11 +152,7 @@ afterAll(async () => {
   await credential?.close();
   await sim?.close();
   await cleanUpCredential(credCfg);
-  const c = await connect({ servers: inject("infra").natsUrl });
-  const jsm = await jetstreamManager(c);
-  for (const s of [names.deliveryStream, names.outcomesStream, names.eventsStream])
-    await jsm.streams.delete(s).catch(() => undefined);
-  await c.close();
+  await deleteNamespaceStreams(inject("infra").natsUrl, namespace);
 });
 
 describe("web push sender", () => {
