@@ -292,7 +292,9 @@ describe("fcm sender", () => {
       expect(Math.max(...counts)).toBeLessThanOrEqual(10);
 
       // Both senders took part, and every attempt took one slot of a window: 60 sends,
-      // plus any retry a slow moment caused (a retry is a request FCM counts too).
+      // plus any retry a slow moment caused (a retry is a request FCM counts too). A slot can
+      // also go unused: one reserved just before its window ended is lost with the window
+      // (rate-ceiling.ts), at most one chunk (here 1) per replica and window.
       let attempts = 0;
       for (const s of senders) {
         const metrics = await (await fetch(`http://127.0.0.1:${s.adminPort}/metrics`)).text();
@@ -300,7 +302,9 @@ describe("fcm sender", () => {
         for (const m of metrics.matchAll(/^herald_sender_attempts_total\{[^}]*\} (\d+)$/gm)) attempts += Number(m[1]);
       }
       expect(attempts).toBeGreaterThanOrEqual(60);
-      expect(counts.reduce((a, b) => a + b, 0)).toBe(attempts);
+      const slots = counts.reduce((a, b) => a + b, 0);
+      expect(slots).toBeGreaterThanOrEqual(attempts);
+      expect(slots - attempts).toBeLessThanOrEqual(senders.length * counts.length);
     } finally {
       await Promise.all(senders.map((s) => s.close()));
     }
