@@ -57,8 +57,7 @@ async function main() {
   } finally {
     await otlp.close();
     rmSync(releaseDir, { recursive: true, force: true });
-    // The senders scenario runs under a namespace of its own (bench/senders.ts).
-    for (const namespace of [id, `${id}_senders`]) await deleteNamespaceStreams(DEFAULT_URLS.natsUrl, namespace);
+    await deleteNamespaceStreams(DEFAULT_URLS.natsUrl, id);
   }
 }
 

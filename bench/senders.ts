@@ -23,6 +23,7 @@ import { buildNotification } from "../services/sender-apns/src/apns-payload.js";
 import { signProviderToken } from "../services/sender-apns/src/provider-token.js";
 import { fcmMessage, sendBody } from "../services/sender-fcm/src/fcm-message.js";
 import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../test/support/credential-fixtures.js";
+import { deleteNamespaceStreams } from "../test/support/nats-streams.js";
 import { freePort } from "../test/support/stack.js";
 import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { runPeerChild } from "./peer-child.js";
@@ -399,6 +400,7 @@ export async function senders(ctx: SendersContext): Promise<void> {
   } finally {
     await nc.close();
     await sink.stop();
+    await deleteNamespaceStreams(env.NATS_URL!, namespace);
   }
 }
 

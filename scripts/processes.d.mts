@@ -25,7 +25,8 @@ export type HeraldPorts = Record<
 >;
 export declare const SOURCE_NODE_ARGS: string[];
 export declare const HERALD_NODE_OPTIONS: string;
-export declare function nodeOptionsOf(role: string): string;
+/** A role's Node options; undefined: the image's, for every role. */
+export declare function nodeOptionsOf(role: string | undefined): string;
 export declare const DEFAULT_PORTS: HeraldPorts;
 export declare function providerUrls(ports?: HeraldPorts, env?: NodeJS.ProcessEnv): Record<string, string>;
 export declare function heraldProcesses(ports?: HeraldPorts, providers?: Record<string, string>): HeraldProcess[];

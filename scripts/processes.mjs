@@ -52,7 +52,8 @@ export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"
  * memory target counts their peaks (docs/operations.md, "Memory"). The chart's defaults
  * are the same (`semiSpaceMiB` of each component; a chart test keeps them equal).
  */
-const SEMI_SPACE_MB = { default: 4, "sender-webpush": 16 };
+const SEMI_SPACE_MB = 4;
+const ROLE_SEMI_SPACE_MB = { "sender-webpush": 16 };
 
 /** The old generation's limit in MB when no memory limit sizes it (the chart sizes it to the pod's). */
 const OLD_SPACE_MB = 384;
@@ -65,7 +66,7 @@ const OLD_SPACE_MB = 384;
  * fifth slower end to end (docs/operations.md, "Memory").
  */
 export const nodeOptionsOf = (role) =>
-  `--max-semi-space-size=${SEMI_SPACE_MB[role] ?? SEMI_SPACE_MB.default} --max-old-space-size=${OLD_SPACE_MB}`;
+  `--max-semi-space-size=${ROLE_SEMI_SPACE_MB[role] ?? SEMI_SPACE_MB} --max-old-space-size=${OLD_SPACE_MB}`;
 
 /**
  * The image's NODE_OPTIONS, for every role (deploy/Dockerfile; a test keeps them equal): a
@@ -73,7 +74,7 @@ export const nodeOptionsOf = (role) =>
  * sender-webpush gets 4 MB semi-spaces too unless given NODE_OPTIONS; the chart sets each
  * component's own.
  */
-export const HERALD_NODE_OPTIONS = nodeOptionsOf("default");
+export const HERALD_NODE_OPTIONS = nodeOptionsOf(undefined);
 
 /** A Herald role's node arguments: from source (dev mode, tests) and as built (the image, the bench). */
 const role = (name) => ({ args: ["packages/cli/src/main.ts", name], built: ["packages/cli/dist/main.js", name] });

@@ -14,8 +14,8 @@ export async function deleteNamespaceStreams(natsUrl: string, namespace: string)
     const jsm = await jetstreamManager(nc);
     const { eventsStream, deliveryStream, outcomesStream } = streamNames(namespace);
     for (const name of [eventsStream, deliveryStream, outcomesStream]) {
-      await jsm.streams.delete(name).catch((err: { code?: string; message?: string }) => {
-        if (!/stream not found/i.test(err.message ?? "")) throw err;
+      await jsm.streams.delete(name).catch((err: Error) => {
+        if (!/stream not found/i.test(err.message)) throw err;
       });
     }
   } finally {

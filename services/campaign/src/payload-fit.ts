@@ -45,6 +45,7 @@ export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dat
   );
   const apnsData = parseData(campaign.dataJson);
   const fcm = fcmData(campaign.dataJson);
+  const ttl = options.ttlSeconds || undefined;
   for (const [lang, { title, body }] of Object.entries(campaign.contents)) {
     const payload = create(RenderedPayloadSchema, { index: 0, title, body });
     const tooLarge = (platform: string, limit: number) =>
@@ -56,7 +57,6 @@ export function requirePayloadsFit(campaign: Pick<NewCampaign, "contents" | "dat
     }
     const apns = buildNotification(batch, payload, apnsData, "", DEFAULT_ALERT_OPTIONS);
     if (!apns.ok && apns.reason === "PayloadTooLarge") throw tooLarge("ios", APNS_MAX_BYTES);
-    const ttl = options.ttlSeconds || undefined;
     if (fcm.ok && payloadBytes(fcmMessage("", batch, payload, fcm.data, ttl)) > FCM_MAX_BYTES) {
       throw tooLarge("android", FCM_MAX_BYTES);
     }
