@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import path from "node:path";
 import { heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
 import { freePort } from "../test/support/stack.js";
 import { untilServing } from "../test/support/wait.js";
@@ -76,8 +75,8 @@ export async function startBuiltStack(opts: {
       const started = defs
         .filter((d) => d.stage === stage)
         .map((d): BuiltProcess => {
-          const [entry, ...rest] = d.built;
-          const child = spawn(process.execPath, [path.join(opts.releaseDir, entry!), ...rest], {
+          // The release's paths are relative to it; the role's V8 flags come first.
+          const child = spawn(process.execPath, d.built, {
             cwd: opts.releaseDir,
             env: {
               PATH: process.env.PATH ?? "",

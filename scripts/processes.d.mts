@@ -27,6 +27,8 @@ export declare const SOURCE_NODE_ARGS: string[];
 export declare const HERALD_NODE_OPTIONS: string;
 /** A role's Node options; undefined: the image's, for every role. */
 export declare function nodeOptionsOf(role: string | undefined): string;
+/** A role's V8 flags on node's command line, before the script. */
+export declare function nodeFlagsOf(role: string): string[];
 export declare const DEFAULT_PORTS: HeraldPorts;
 export declare function providerUrls(ports?: HeraldPorts, env?: NodeJS.ProcessEnv): Record<string, string>;
 export declare function heraldProcesses(ports?: HeraldPorts, providers?: Record<string, string>): HeraldProcess[];

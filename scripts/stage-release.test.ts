@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { HERALD_NODE_OPTIONS } from "./processes.mjs";
+import { HERALD_NODE_OPTIONS, nodeFlagsOf, nodeOptionsOf } from "./processes.mjs";
 import { ENTRY_WORKSPACE, productionWorkspaces } from "./stage-release.mjs";
 
 // The image cannot be built here (no Docker engine), so what can be checked without one
@@ -81,5 +81,19 @@ describe("skaffold.yaml and deploy/compose.yaml", () => {
     expect(roles).toEqual(
       ["campaign", "credential", "device-registry", "gateway", "sender-apns", "sender-fcm", "sender-webpush"].sort(),
     );
+  });
+
+  it("compose runs each role with dev mode's node flags and NODE_OPTIONS (the image's where it sets none)", () => {
+    const compose = parse(read("deploy/compose.yaml"), { merge: true });
+    for (const s of Object.values(compose.services as Record<string, any>)) {
+      if (!s.image?.startsWith("herald:")) continue;
+      const role = s.command[0] as string;
+      expect(s.entrypoint ?? ["node", "/app/packages/cli/dist/main.js"], role).toEqual([
+        "node",
+        ...nodeFlagsOf(role),
+        "/app/packages/cli/dist/main.js",
+      ]);
+      expect(s.environment.NODE_OPTIONS ?? HERALD_NODE_OPTIONS, role).toBe(nodeOptionsOf(role));
+    }
   });
 });

@@ -253,6 +253,7 @@ function component(key) {
     ...(kind !== "gateway" ? { adminPort: ref("port") } : {}),
     logLevel: nullable(ref("logLevel")),
     semiSpaceMiB: int(1, 256, "--max-semi-space-size (MiB) in the NODE_OPTIONS the chart derives"),
+    initialOldSpaceMiB: int(0, 65536, "--initial-old-space-size (MiB) on node's command line; 0: V8's own sizing"),
     config: obj(configs[key]),
     env: ref("envMap"),
     extraEnv: nullable(ref("k8sList")),

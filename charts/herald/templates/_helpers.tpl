@@ -492,6 +492,20 @@ The image's fixed 384 MB would let a 384 Mi pod's heap grow into an OOM kill, an
 {{- end -}}
 
 {{/*
+The container's command: node, the V8 flags NODE_OPTIONS may not carry, the CLI (its
+role is the argument). `initialOldSpaceMiB` above 0 adds --initial-old-space-size
+(docs/operations.md, "Memory"). The same as dev mode's (scripts/processes.mjs nodeFlagsOf;
+a chart test keeps them equal).
+*/}}
+{{- define "herald.command" -}}
+{{- $command := list "node" -}}
+{{- if gt (int (.initialOldSpaceMiB | default 0)) 0 -}}
+{{- $command = append $command (printf "--initial-old-space-size=%d" (int .initialOldSpaceMiB)) -}}
+{{- end -}}
+{{- toJson (append $command "/app/packages/cli/dist/main.js") -}}
+{{- end -}}
+
+{{/*
 Non-secret environment of a component (its ConfigMap data), as a YAML map of strings.
 Call with (dict "root" $ "c" <resolved component>). Precedence, lowest first: what the
 chart derives (LOG_LEVEL, NODE_OPTIONS from semiSpaceMiB and the memory limit, service URLs, config

@@ -1,7 +1,7 @@
 import { readEnv, streamNames } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROLE_NAMES, type RoleName } from "../../../packages/cli/src/roles.js";
-import { nodeOptionsOf } from "../../../scripts/processes.mjs";
+import { nodeFlagsOf, nodeOptionsOf } from "../../../scripts/processes.mjs";
 import { configSpec as credentialConfigSpec, sealedBoxOf } from "../../../services/credential/src/config.js";
 import {
   ENV_SPECS,
@@ -246,21 +246,25 @@ describe("rendered objects", () => {
 });
 
 describe("Deployments", () => {
-  it.each(SETS)("%s: one Deployment per enabled role, running `node /app/packages/cli/dist/main.js <role>`", (set) => {
-    const deployments = heraldDeployments(objectsOf(set));
-    const roles = deployments.map((d) => {
-      const c = mainContainer(d);
-      expect(c.command, d.metadata.name).toEqual(["node", "/app/packages/cli/dist/main.js"]);
-      expect(c.args, d.metadata.name).toHaveLength(1);
-      const role = roleOf(d);
-      expect(ROLE_NAMES, d.metadata.name).toContain(role);
-      expect(c.name).toBe(role);
-      expect(d.metadata.labels["app.kubernetes.io/component"]).toBe(role);
-      expect(podLabels(d)["app.kubernetes.io/component"]).toBe(role);
-      return role;
-    });
-    expect([...roles].sort()).toEqual([...VALUE_SETS[set]!.roles].sort());
-  });
+  it.each(SETS)(
+    "%s: one Deployment per enabled role, running `node [V8 flags] /app/packages/cli/dist/main.js <role>`",
+    (set) => {
+      const deployments = heraldDeployments(objectsOf(set));
+      const roles = deployments.map((d) => {
+        const c = mainContainer(d);
+        const role = roleOf(d);
+        // The V8 flags NODE_OPTIONS may not carry: dev mode's (scripts/processes.mjs).
+        expect(c.command, d.metadata.name).toEqual(["node", ...nodeFlagsOf(role), "/app/packages/cli/dist/main.js"]);
+        expect(c.args, d.metadata.name).toHaveLength(1);
+        expect(ROLE_NAMES, d.metadata.name).toContain(role);
+        expect(c.name).toBe(role);
+        expect(d.metadata.labels["app.kubernetes.io/component"]).toBe(role);
+        expect(podLabels(d)["app.kubernetes.io/component"]).toBe(role);
+        return role;
+      });
+      expect([...roles].sort()).toEqual([...VALUE_SETS[set]!.roles].sort());
+    },
+  );
 
   it.each(SETS)(
     "%s: liveness and startup on /healthz, readiness on /readyz, on the port the process serves them",
@@ -871,6 +875,20 @@ describe("environment", () => {
       values: { components: { campaign: { resources: { limits: { memory: "lots" } } } } },
     });
     expect(err.stderr).toContain("components.campaign.resources.limits.memory");
+  });
+
+  it("initialOldSpaceMiB: a component's --initial-old-space-size on node's command line, none at 0", async () => {
+    const objs = await render({
+      values: { components: { gateway: { initialOldSpaceMiB: 32 }, senderWebpush: { initialOldSpaceMiB: 0 } } },
+    });
+    const commands = Object.fromEntries(heraldDeployments(objs).map((d) => [roleOf(d), mainContainer(d).command]));
+    const cli = "/app/packages/cli/dist/main.js";
+    expect(commands.gateway).toEqual(["node", "--initial-old-space-size=32", cli]);
+    expect(commands["sender-webpush"]).toEqual(["node", cli]);
+    expect(commands["sender-apns"]).toEqual(["node", cli]);
+    expect(commands.campaign).toEqual(["node", cli]);
+    const err = await renderFailure({ values: { components: { gateway: { initialOldSpaceMiB: -1 } } } });
+    expect(err.stderr).toContain("initialOldSpaceMiB");
   });
 
   it.each(SETS)("%s: service URLs point at the callee's Service and RPC port", (set) =>
