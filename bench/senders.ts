@@ -17,7 +17,7 @@ import {
 } from "@herald/proto/delivery";
 import { createRpcClient, streamNames } from "@herald/runtime";
 import webpush from "web-push";
-import { HERALD_NODE_OPTIONS, nodeOptionsOf } from "../scripts/processes.mjs";
+import { HERALD_NODE_OPTIONS, nodeFlagsOf, nodeOptionsOf } from "../scripts/processes.mjs";
 import { ensureSimulatorCa } from "../scripts/trust.mjs";
 import { buildNotification } from "../services/sender-apns/src/apns-payload.js";
 import { signProviderToken } from "../services/sender-apns/src/provider-token.js";
@@ -715,7 +715,8 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
       "Sink CPU %: nghttpd + nghttpx over the same time.",
     `- Herald's processes run with the chart's default NODE_OPTIONS (scripts/processes.mjs): ${HERALD_NODE_OPTIONS}, ` +
       `the image's, for the credential service and sender-apns and sender-fcm (less memory for more frequent ` +
-      `collections), ${nodeOptionsOf("sender-webpush")} for sender-webpush. The peers and the raw client run with ` +
+      `collections), ${nodeOptionsOf("sender-webpush")} for sender-webpush, with ` +
+      `${nodeFlagsOf("sender-webpush").join(" ")} on its command line. The peers and the raw client run with ` +
       "Node's defaults.",
     `- Sink: nghttp2's nghttpd (1 worker, ${SINK_STREAMS} streams) serving a docroot over TLS with the simulator's ` +
       "certificate: one device token, one FCM registration token and one Web Push subscription for every device. " +
