@@ -19,6 +19,8 @@ export const text = (name: string, fallback: string) => {
 export const QUICK = flag("quick");
 export const ROUNDS = option("rounds", QUICK ? 1 : 3);
 export const root = path.resolve(import.meta.dirname, "..");
+/** The Herald processes' output, a folder per stack (bench/herald-stack.ts); `.herald/` is not committed. */
+export const LOG_DIR = path.join(root, ".herald", "bench-logs", new Date().toISOString().replace(/[:.]/g, "-"));
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -46,5 +48,5 @@ export function writeResult(name: string, json: unknown, table: string) {
   const file = `${new Date().toISOString().slice(0, 10)}-${name}`;
   writeFileSync(path.join(dir, `${file}.json`), `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(path.join(dir, `${file}.md`), `${table}\n`);
-  console.log(`results: bench/results/${file}.{json,md}`);
+  console.log(`results: bench/results/${file}.{json,md}; the processes' output: ${path.relative(root, LOG_DIR)}/`);
 }

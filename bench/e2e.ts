@@ -343,6 +343,7 @@ export async function e2e(ctx: E2eContext): Promise<void> {
           providers: sim ? { ...providers, APNS_URL: sim.url } : providers,
           env: { ...env, ...variant.env?.(ctx.otlp.url) },
           ...(variant.replicas ? { replicas: variant.replicas } : {}),
+          label: `${variant.name} round ${round + 1}`,
         });
         try {
           const api = restClient(stack.gatewayUrl, ctx.apiKey);

@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { createWriteStream, mkdirSync } from "node:fs";
+import path from "node:path";
 import { heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
 import { freePort } from "../test/support/stack.js";
 import { untilServing } from "../test/support/wait.js";
+import { LOG_DIR } from "./common.js";
 
 // The built Herald processes (production build, production dependencies: what the image
 // runs) for benchmarks, wired like dev mode (scripts/processes.mjs) on free ports.
@@ -14,6 +17,9 @@ export interface BuiltProcess {
   ready: number;
   output: string[];
 }
+
+/** Stacks started by this run: numbers their log folders in order. */
+let stacks = 0;
 
 export interface BuiltStack {
   gatewayUrl: string;
@@ -32,7 +38,14 @@ export async function startBuiltStack(opts: {
   envFor?: Record<string, Record<string, string>>;
   /** More than one replica of a role (senders only: they listen on nothing but an admin port). */
   replicas?: Record<string, number>;
+  /** Names the folder of LOG_DIR that keeps the processes' output (default: the roles). */
+  label?: string;
 }): Promise<BuiltStack> {
+  const logDir = path.join(
+    LOG_DIR,
+    `${String(++stacks).padStart(3, "0")}-${(opts.label ?? opts.roles.join(" ")).replace(/[^a-z0-9]+/gi, "-")}`,
+  );
+  mkdirSync(logDir, { recursive: true });
   const names = [
     "providerSim",
     "providerSimAdmin",
@@ -92,9 +105,16 @@ export async function startBuiltStack(opts: {
             },
             stdio: ["ignore", "pipe", "pipe"],
           });
+          // Kept in memory for a failure's message, and on disk for what went wrong without one.
           const output: string[] = [];
-          child.stdout!.setEncoding("utf8").on("data", (s: string) => output.push(s));
-          child.stderr!.setEncoding("utf8").on("data", (s: string) => output.push(s));
+          const log = createWriteStream(path.join(logDir, `${d.name}.log`));
+          const keep = (s: string) => {
+            output.push(s);
+            log.write(s);
+          };
+          child.stdout!.setEncoding("utf8").on("data", keep);
+          child.stderr!.setEncoding("utf8").on("data", keep);
+          child.once("close", () => log.end());
           return { name: d.name, child, ready: d.health, output };
         });
       processes.push(...started);
