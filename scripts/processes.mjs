@@ -84,10 +84,10 @@ export const HERALD_NODE_OPTIONS = nodeOptionsOf(undefined);
  * speed, ran one every 200 ms, its marking on V8's helper threads costing three quarters
  * of the event loop's own CPU. With a 64 MB floor those threads spent a quarter less and
  * the sender 7 % less CPU per message, for some 13 MB more at its peak. sender-apns gained
- * more (about a fifth) for about 25 MB, which the stack's memory target counts; it and the
- * other roles keep V8's sizing (docs/operations.md, "Memory"). A command-line flag, not allowed in
- * NODE_OPTIONS: it goes before the script (the chart's `initialOldSpaceMiB`; a chart test
- * keeps them equal).
+ * more (about a quarter) for 20 to 27 MB, which the stack's memory target counts; it and the
+ * other roles keep V8's sizing (docs/operations.md, "Memory"). A command-line flag, not
+ * allowed in NODE_OPTIONS: it goes before the script (the chart's `initialOldSpaceMiB`; a
+ * chart test keeps them equal).
  */
 const ROLE_INITIAL_OLD_SPACE_MB = { "sender-webpush": 64 };
 
