@@ -713,11 +713,12 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
     "- Herald's CPU is the sender's and the credential service's (NATS server not counted); its peak RSS is the " +
       "sender process's. CPU busy %: CPU seconds ÷ wall seconds of the side's processes (100 = one core throughout). " +
       "Sink CPU %: nghttpd + nghttpx over the same time.",
-    `- Herald's processes run with the chart's default NODE_OPTIONS (scripts/processes.mjs): ${HERALD_NODE_OPTIONS}, ` +
-      `the image's, for the credential service and sender-apns and sender-fcm (less memory for more frequent ` +
-      `collections), ${nodeOptionsOf("sender-webpush")} for sender-webpush, with ` +
-      `${nodeFlagsOf("sender-webpush").join(" ")} on its command line. The peers and the raw client run with ` +
-      "Node's defaults.",
+    `- Herald's processes run with the chart's default V8 settings (scripts/processes.mjs; the image's ` +
+      `NODE_OPTIONS are ${HERALD_NODE_OPTIONS}): ` +
+      ["credential", "sender-apns", "sender-fcm", "sender-webpush"]
+        .map((role) => `${role} ${[...nodeFlagsOf(role), `NODE_OPTIONS="${nodeOptionsOf(role)}"`].join(" ")}`)
+        .join("; ") +
+      ". The peers and the raw client run with Node's defaults.",
     `- Sink: nghttp2's nghttpd (1 worker, ${SINK_STREAMS} streams) serving a docroot over TLS with the simulator's ` +
       "certificate: one device token, one FCM registration token and one Web Push subscription for every device. " +
       "Web Push goes through nghttpx (h2 and HTTP/1.1 by ALPN, 1 worker) in front of a cleartext nghttpd on the same " +

@@ -43,17 +43,21 @@ export function providerUrls(ports = DEFAULT_PORTS, env = process.env) {
 export const SOURCE_NODE_ARGS = ["--conditions=herald-source", "--import", "tsx"];
 
 /**
- * V8's young generation per role: each semi-space's size in MB. 4 instead of V8's
- * default 16: 20 to 110 MB less resident memory per process under load, for somewhat more
- * garbage collection in the senders. sender-webpush keeps V8's 16: its CPU goes into
- * encryption and collections (its event loop holds 256 requests in flight across
- * scavenges), and on the benchmark machine 16 MB cost it 15 % less CPU per message for
- * some 25 MB more at its peak; every other role spends its CPU elsewhere and the stack's
- * memory target counts their peaks (docs/operations.md, "Memory"). The chart's defaults
- * are the same (`semiSpaceMiB` of each component; a chart test keeps them equal).
+ * V8's heap settings, the chart's defaults (`semiSpaceMiB`, `initialOldSpaceMiB` of each
+ * component; chart tests keep them equal), with the measurements behind them in
+ * docs/operations.md, "Memory":
+ * - semiSpaceMb, each semi-space of the young generation: 4 instead of V8's 16, 20 to 110
+ *   MB less resident memory per process under load for more scavenges; sender-webpush
+ *   keeps 16, its CPU being its throughput (15 % less per message for ~25 MB).
+ * - initialOldSpaceMb, below which the old generation is not collected (0: V8's sizing):
+ *   64 for sender-webpush, whose 256 requests in flight are promoted and had V8 run a full
+ *   collection every 200 ms (7 % less CPU per message for ~13 MB). A command-line flag,
+ *   which NODE_OPTIONS may not carry. sender-apns gained more, for 20 to 27 MB that the
+ *   stack's memory target counts.
  */
-const SEMI_SPACE_MB = 4;
-const ROLE_SEMI_SPACE_MB = { "sender-webpush": 16 };
+const HEAP = { semiSpaceMb: 4, initialOldSpaceMb: 0 };
+const ROLE_HEAP = { "sender-webpush": { semiSpaceMb: 16, initialOldSpaceMb: 64 } };
+const heapOf = (role) => ROLE_HEAP[role] ?? HEAP;
 
 /** The old generation's limit in MB when no memory limit sizes it (the chart sizes it to the pod's). */
 const OLD_SPACE_MB = 384;
@@ -66,7 +70,7 @@ const OLD_SPACE_MB = 384;
  * fifth slower end to end (docs/operations.md, "Memory").
  */
 export const nodeOptionsOf = (role) =>
-  `--max-semi-space-size=${ROLE_SEMI_SPACE_MB[role] ?? SEMI_SPACE_MB} --max-old-space-size=${OLD_SPACE_MB}`;
+  `--max-semi-space-size=${heapOf(role).semiSpaceMb} --max-old-space-size=${OLD_SPACE_MB}`;
 
 /**
  * The image's NODE_OPTIONS, for every role (deploy/Dockerfile; a test keeps them equal): a
@@ -76,25 +80,10 @@ export const nodeOptionsOf = (role) =>
  */
 export const HERALD_NODE_OPTIONS = nodeOptionsOf(undefined);
 
-/**
- * V8's old generation is not collected below this many MB (`--initial-old-space-size`).
- * A sender keeps 256 requests in flight and a few delivery batches open, so much of what
- * it allocates outlives a scavenge or two and is promoted; V8 sizes the next full
- * collection from what the last one left (some 25 MB live) and, in sender-webpush at full
- * speed, ran one every 200 ms, its marking on V8's helper threads costing three quarters
- * of the event loop's own CPU. With a 64 MB floor those threads spent a quarter less and
- * the sender 7 % less CPU per message, for some 13 MB more at its peak. sender-apns gained
- * more (about a quarter) for 20 to 27 MB, which the stack's memory target counts; it and the
- * other roles keep V8's sizing (docs/operations.md, "Memory"). A command-line flag, not
- * allowed in NODE_OPTIONS: it goes before the script (the chart's `initialOldSpaceMiB`; a
- * chart test keeps them equal).
- */
-const ROLE_INITIAL_OLD_SPACE_MB = { "sender-webpush": 64 };
-
 /** A role's V8 flags on node's command line, before the script (none for most roles). */
 export const nodeFlagsOf = (role) => {
-  const mb = ROLE_INITIAL_OLD_SPACE_MB[role];
-  return mb ? [`--initial-old-space-size=${mb}`] : [];
+  const { initialOldSpaceMb } = heapOf(role);
+  return initialOldSpaceMb > 0 ? [`--initial-old-space-size=${initialOldSpaceMb}`] : [];
 };
 
 /** A Herald role's node arguments: from source (dev mode, tests) and as built (the image, the bench). */
