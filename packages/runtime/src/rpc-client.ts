@@ -1,3 +1,4 @@
+import type { ClientHttp2Session } from "node:http2";
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
@@ -17,7 +18,7 @@ export function createRpcClient<S extends DescService>(
   baseUrl: string,
   opts: { interceptors?: Interceptor[]; timeoutMs?: number } = {},
 ): RpcClient<S> {
-  const sessionManager = new Http2SessionManager(baseUrl, { idleConnectionTimeoutMs: 60_000 });
+  const sessionManager = new GoawaySafeSessionManager(baseUrl, { idleConnectionTimeoutMs: 60_000 });
   const transport = createGrpcTransport({
     baseUrl,
     sessionManager,
@@ -26,3 +27,30 @@ export function createRpcClient<S extends DescService>(
   });
   return { client: createClient(service, transport), close: () => sessionManager.abort() };
 }
+
+/**
+ * connect-node's session manager, safe from a crash it has on a peer's graceful
+ * shutdown. A server that stops (a rolling update of the registry) sends GOAWAY; on a
+ * connection with no open stream the manager destroys it with an error, which Node
+ * raises on the session only once its socket has closed. A request made in between
+ * makes the manager connect again and first remove its listeners from the old session,
+ * so that late error has no listener and ends the process (connect-es issue 1768, open
+ * in connect-node 2.2). Each session this manager hands out keeps one listener of its
+ * own that ignores errors: the manager's handling is unchanged while it listens, and a
+ * session it has let go of can no longer take the process down.
+ */
+export class GoawaySafeSessionManager extends Http2SessionManager {
+  private readonly guarded = new WeakSet<ClientHttp2Session>();
+
+  override async request(...args: Parameters<Http2SessionManager["request"]>) {
+    const stream = await super.request(...args);
+    const session = stream.session as ClientHttp2Session | undefined;
+    if (session && !this.guarded.has(session)) {
+      this.guarded.add(session);
+      session.on("error", ignoreLateError);
+    }
+    return stream;
+  }
+}
+
+function ignoreLateError(): void {}
