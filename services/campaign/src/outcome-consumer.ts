@@ -34,8 +34,10 @@ export interface OutcomeConsumer {
   stop(): Promise<void>;
 }
 
-const FETCH_MAX = 100;
-const FETCH_EXPIRES_MS = 1_000;
+/** Outcome messages recorded in one transaction, at most. */
+const GROUP_MAX = 100;
+/** Messages kept pulled ahead of recording: the next group arrives while one is written. */
+const PULL_MAX = 2 * GROUP_MAX;
 const RETRY_DELAY_MS = 2_000;
 const ACK_WAIT_MS = 30_000;
 const MAX_REASON_LENGTH = 200;
@@ -52,6 +54,13 @@ const KIND: Partial<Record<OutcomeKind, OutcomeKindName>> = {
  * The durable pull consumer of the senders' OutcomeBatch messages, shared by every
  * replica. Up to 100 messages are recorded in one transaction and acked only after it
  * commits, so a crash means redelivery, which the outcome table turns into a no-op.
+ *
+ * One continuous pull (consume), not a fetch after each group: a fetch that misses two
+ * of the server's idle heartbeats (its 1 s expiry gave them 500 ms each, and a loaded
+ * event loop or server can miss that) is ended by the client while the server still
+ * holds its request, and what the server then sends to the abandoned inbox waited out
+ * the ack wait (30 s) before anyone saw it again: the campaign completed that much late.
+ * consume() answers missed heartbeats by pulling again on the same inbox.
  */
 export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<OutcomeConsumer> {
   const { nc, names, store, metrics, log } = opts;
@@ -90,40 +99,50 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
     for (const m of decoded) m.ack();
   };
 
+  // One consumer span per group of messages, linked to the trace of each (its sender's batch).
+  const recordGroup = (messages: JsMsg[]) =>
+    inSpan(
+      "process outcome",
+      {
+        kind: SpanKind.CONSUMER,
+        parent: ROOT_CONTEXT,
+        links: messages.flatMap((m) => linkFromHeaders(m.headers) ?? []),
+        attributes: { "messaging.system": "nats", [ATTR.batchSize]: messages.length },
+      },
+      () => record(messages),
+    );
+
   const loop = (async () => {
     while (!stopped) {
-      const messages: JsMsg[] = [];
+      let group: JsMsg[] = [];
       try {
-        current = await consumer.fetch({ max_messages: FETCH_MAX, expires: FETCH_EXPIRES_MS });
-        for await (const m of current) messages.push(m);
+        current = await consumer.consume({ max_messages: PULL_MAX });
+        for await (const m of current) {
+          group.push(m);
+          // A full group, or what has arrived when nothing more is waiting.
+          if (group.length < GROUP_MAX && current.getPending() > 0) continue;
+          const messages = group;
+          group = [];
+          await recordGroup(messages);
+        }
+        if (stopped) break;
+        log.warn("the outcomes stream's consumer ended; pulling again");
       } catch (err) {
         if (stopped) break;
-        log.warn({ err }, "fetch from the outcomes stream failed");
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-        continue;
+        log.warn({ err }, "consuming the outcomes stream failed");
       } finally {
         current = undefined;
+        // Not recorded: back to the stream at once, for this or another replica.
+        for (const m of group) m.nak();
       }
-      if (messages.length === 0) continue;
-      // One consumer span per group of messages, linked to the trace of each (its sender's batch).
-      const links = messages.flatMap((m) => linkFromHeaders(m.headers) ?? []);
-      await inSpan(
-        "process outcome",
-        {
-          kind: SpanKind.CONSUMER,
-          parent: ROOT_CONTEXT,
-          links,
-          attributes: { "messaging.system": "nats", [ATTR.batchSize]: messages.length },
-        },
-        () => record(messages),
-      );
+      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
     }
   })();
 
   return {
     async stop() {
       stopped = true;
-      current?.stop();
+      await current?.close();
       await loop;
     },
   };
