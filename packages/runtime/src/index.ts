@@ -18,3 +18,4 @@ export * from "./readiness.js";
 export * from "./tracing.js";
 export * from "./backlog-metrics.js";
 export * from "./coalescer.js";
+export * from "./ready-batches.js";

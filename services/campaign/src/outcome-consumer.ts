@@ -12,6 +12,7 @@ import {
   ATTR,
   inSpan,
   linkFromHeaders,
+  readyBatches,
   ROOT_CONTEXT,
   SpanKind,
   type Logger,
@@ -34,7 +35,7 @@ export interface OutcomeConsumer {
   stop(): Promise<void>;
 }
 
-/** Outcome messages recorded in one transaction, at most. */
+/** Outcome messages recorded in one transaction, at most: those that have arrived, up to 100. */
 const GROUP_MAX = 100;
 /** Messages kept pulled ahead of recording: the next group arrives while one is written. */
 const PULL_MAX = 2 * GROUP_MAX;
@@ -58,9 +59,11 @@ const KIND: Partial<Record<OutcomeKind, OutcomeKindName>> = {
  * One continuous pull (consume), not a fetch after each group: a fetch that misses two
  * of the server's idle heartbeats (its 1 s expiry gave them 500 ms each, and a loaded
  * event loop or server can miss that) is ended by the client while the server still
- * holds its request, and what the server then sends to the abandoned inbox waited out
- * the ack wait (30 s) before anyone saw it again: the campaign completed that much late.
- * consume() answers missed heartbeats by pulling again on the same inbox.
+ * holds its request, and what the server then sends to the abandoned inbox waits out
+ * the ack wait (30 s) before anyone sees it again: its campaign completes that much
+ * late. consume() answers missed heartbeats by pulling again on the same inbox. A group
+ * is what has arrived (readyBatches), so a campaign's last outcomes are not held back
+ * waiting for more.
  */
 export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<OutcomeConsumer> {
   const { nc, names, store, metrics, log } = opts;
@@ -114,17 +117,9 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
 
   const loop = (async () => {
     while (!stopped) {
-      let group: JsMsg[] = [];
       try {
         current = await consumer.consume({ max_messages: PULL_MAX });
-        for await (const m of current) {
-          group.push(m);
-          // A full group, or what has arrived when nothing more is waiting.
-          if (group.length < GROUP_MAX && current.getPending() > 0) continue;
-          const messages = group;
-          group = [];
-          await recordGroup(messages);
-        }
+        for await (const group of readyBatches(current, GROUP_MAX)) await recordGroup(group);
         if (stopped) break;
         log.warn("the outcomes stream's consumer ended; pulling again");
       } catch (err) {
@@ -132,8 +127,6 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
         log.warn({ err }, "consuming the outcomes stream failed");
       } finally {
         current = undefined;
-        // Not recorded: back to the stream at once, for this or another replica.
-        for (const m of group) m.nak();
       }
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
     }

@@ -150,6 +150,40 @@ describe("campaigns", () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it("records every outcome message as it arrives, without waiting for more (well within the ack wait)", async () => {
+    // Bursts of more messages than the consumer pulls ahead, each message with many
+    // outcomes so that messages queue up while a group is written, each burst followed by
+    // silence: the last messages of every burst must be recorded and acked without a next
+    // message to push them along (a group held back waits out the 30 s ack wait).
+    const appId = randomUUID();
+    await stack.seed(appId, [{ platform: "ios" }]);
+    const { campaign } = await campaigns.createCampaign({
+      appId,
+      name: "bursts",
+      contents: { en: { title: "t", body: "b" } },
+      target: { target: { case: "all", value: {} } },
+    });
+    await fannedOut(campaign!.id);
+    let sequence = 0;
+    const batchOf = () => ({
+      subject: "",
+      batch: create(DeliveryBatchSchema, {
+        campaignId: campaign!.id,
+        platform: Platform.IOS,
+        sequence: BigInt(sequence++),
+        targets: Array.from({ length: 100 }, () => ({ deviceId: randomUUID() })),
+      }),
+    });
+    for (let burst = 0; burst < 3; burst++) {
+      await stack.answer(Array.from({ length: 250 }, batchOf));
+      await waitFor(() => stack.outcomesSettled(), 10_000, `burst ${burst + 1} consumed`);
+    }
+    const { rows } = await stack.campaignPool.query("SELECT count(*)::int AS n FROM outcomes WHERE campaign_id = $1", [
+      campaign!.id,
+    ]);
+    expect(rows[0].n).toBe(3 * 250 * 100);
+  });
+
   it("sends to users: only the targetable devices of those external ids", async () => {
     const appId = randomUUID();
     const devices = await stack.seed(appId, [

@@ -1,11 +1,10 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { JsMsg } from "@nats-io/jetstream";
-import type { Logger, NatsConnection, StreamNames } from "@herald/runtime";
+import { readyBatches, type Logger, type NatsConnection, type StreamNames } from "@herald/runtime";
 import { DeviceInvalidatedSchema } from "@herald/proto/delivery";
 import { RETRY_DELAY_MS, startEventsConsumer, type EventsConsumer } from "./events-consumer.js";
 import { toInvalidation } from "./invalidation.js";
 import type { DeviceRegistryMetrics } from "./metrics.js";
-import { readyBatches } from "./ready-batches.js";
 import type { DeviceStore, Invalidation } from "./store.js";
 
 /** Messages per UPDATE: one statement marks a whole burst of dead tokens. */
