@@ -18,6 +18,7 @@ import {
   failSpan,
   natsHeaders,
   outcomesStreamConfig,
+  PULL_EXPIRES_MS,
   SpanKind,
   trace,
   tracedPublish,
@@ -179,7 +180,7 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
       // The iteration fails too, not only the fetch: a pull pending when NATS shuts down
       // ends with "409 server shutdown", which would otherwise end the loop and the process.
       try {
-        const messages = await consumer.fetch({ max_messages: want, expires: 2_000 });
+        const messages = await consumer.fetch({ max_messages: want, expires: PULL_EXPIRES_MS });
         for await (const m of messages) {
           if (stopping.signal.aborted) {
             m.nak(0);
@@ -198,8 +199,10 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
   return {
     async stop() {
       stopping.abort();
-      await loop;
+      // In-flight batches drain while the current fetch runs out (what it still brings is
+      // handed back at once).
       const deadline = Date.now() + (opts.drainMs ?? 20_000);
+      await loop;
       while (inflight.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       for (const abort of inflight.values()) abort.abort(new Error("shutting down"));
       await slots.idle();

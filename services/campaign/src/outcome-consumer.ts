@@ -1,17 +1,11 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import {
-  AckPolicy,
-  DeliverPolicy,
-  jetstream,
-  jetstreamManager,
-  type ConsumerMessages,
-  type JsMsg,
-} from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
 import { OutcomeBatchSchema, OutcomeKind } from "@herald/proto/delivery";
 import {
   ATTR,
   inSpan,
   linkFromHeaders,
+  PULL_EXPIRES_MS,
   readyBatches,
   ROOT_CONTEXT,
   SpanKind,
@@ -35,10 +29,8 @@ export interface OutcomeConsumer {
   stop(): Promise<void>;
 }
 
-/** Outcome messages recorded in one transaction, at most: those that have arrived, up to 100. */
-const GROUP_MAX = 100;
-/** Messages kept pulled ahead of recording: the next group arrives while one is written. */
-const PULL_MAX = 2 * GROUP_MAX;
+/** Messages asked for in one fetch; what has arrived of them, up to all, is recorded in one transaction. */
+const FETCH_MAX = 100;
 const RETRY_DELAY_MS = 2_000;
 const ACK_WAIT_MS = 30_000;
 const MAX_REASON_LENGTH = 200;
@@ -56,14 +48,8 @@ const KIND: Partial<Record<OutcomeKind, OutcomeKindName>> = {
  * replica. Up to 100 messages are recorded in one transaction and acked only after it
  * commits, so a crash means redelivery, which the outcome table turns into a no-op.
  *
- * One continuous pull (consume), not a fetch after each group: a fetch that misses two
- * of the server's idle heartbeats (its 1 s expiry gave them 500 ms each, and a loaded
- * event loop or server can miss that) is ended by the client while the server still
- * holds its request, and what the server then sends to the abandoned inbox waits out
- * the ack wait (30 s) before anyone sees it again: its campaign completes that much
- * late. consume() answers missed heartbeats by pulling again on the same inbox. A group
- * is what has arrived (readyBatches), so a campaign's last outcomes are not held back
- * waiting for more.
+ * Each fetch's messages are recorded as they arrive (readyBatches), not when the fetch
+ * ends: a campaign's last outcomes are not held back waiting for more.
  */
 export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<OutcomeConsumer> {
   const { nc, names, store, metrics, log } = opts;
@@ -79,7 +65,6 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
   });
   const consumer = await jetstream(nc).consumers.get(names.outcomesStream, durable);
   let stopped = false;
-  let current: ConsumerMessages | undefined;
 
   const record = async (messages: JsMsg[]) => {
     const outcomes: OutcomeRecord[] = [];
@@ -118,24 +103,20 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
   const loop = (async () => {
     while (!stopped) {
       try {
-        current = await consumer.consume({ max_messages: PULL_MAX });
-        for await (const group of readyBatches(current, GROUP_MAX)) await recordGroup(group);
-        if (stopped) break;
-        log.warn("the outcomes stream's consumer ended; pulling again");
+        const messages = await consumer.fetch({ max_messages: FETCH_MAX, expires: PULL_EXPIRES_MS });
+        for await (const group of readyBatches(messages, FETCH_MAX)) await recordGroup(group);
       } catch (err) {
-        if (stopped) break;
-        log.warn({ err }, "consuming the outcomes stream failed");
-      } finally {
-        current = undefined;
+        log.warn({ err }, "fetch from the outcomes stream failed");
+        if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
       }
-      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
     }
   })();
 
   return {
     async stop() {
+      // The current fetch runs out (what it still brings is recorded): stopped early, what
+      // the server sent after would wait for the ack wait (PULL_EXPIRES_MS).
       stopped = true;
-      await current?.close();
       await loop;
     },
   };
