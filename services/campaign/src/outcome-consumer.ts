@@ -106,16 +106,17 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
         const messages = await consumer.fetch({ max_messages: FETCH_MAX, expires: PULL_EXPIRES_MS });
         for await (const group of readyBatches(messages, FETCH_MAX)) await recordGroup(group);
       } catch (err) {
+        if (stopped) break;
         log.warn({ err }, "fetch from the outcomes stream failed");
-        if (!stopped) await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
       }
     }
   })();
 
   return {
     async stop() {
-      // The current fetch runs out (what it still brings is recorded): stopped early, what
-      // the server sent after would wait for the ack wait (PULL_EXPIRES_MS).
+      // Lets the current fetch run out (PULL_EXPIRES_MS at most), recording what it still
+      // brings: a fetch stopped early leaves what the server sends it to the ack wait.
       stopped = true;
       await loop;
     },
