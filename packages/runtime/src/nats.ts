@@ -41,11 +41,11 @@ export { headers as natsHeaders } from "@nats-io/transport-node";
 /**
  * How long a pull (a JetStream fetch) waits on the server for messages. nats.js has the
  * server send idle heartbeats every half of it and ends a fetch itself after two missed
- * ones, while the server still holds the request (nats-server 2.9 drops a request whose
- * inbox lost interest only when it next checks its waiting requests): what it sends in
- * between goes to an inbox nobody reads and comes back only after the consumer's ack
- * wait. With 2 s a sender under load missed two (the bench's tracing part); 5 s needs a
- * stall of at least 2.5 s. For the same reason a consumer that stops waits for its fetch
- * to end rather than abandon it.
+ * ones, with a warning and a pause of the consumer's loop; the server holds the request
+ * until the client's unsubscribe reaches it, and a message it sends in that moment goes
+ * to an inbox nobody reads and comes back only after the consumer's ack wait. With 2 s a
+ * sender under load missed two (the bench's tracing part); 5 s needs a stall of at least
+ * 2.5 s. For the same reason a consumer that stops lets its fetch run out rather than
+ * abandon it.
  */
 export const PULL_EXPIRES_MS = 5_000;
