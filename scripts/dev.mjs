@@ -91,7 +91,9 @@ async function main() {
     if (stopping) return;
     stopping = true;
     for (const c of children) c.kill("SIGTERM");
-    setTimeout(() => process.exit(code), 3000).unref();
+    // Long enough for a clean stop: an idle sender lets its open fetch run out (at most
+    // 5 s, the runtime's PULL_EXPIRES_MS) rather than abandon it.
+    setTimeout(() => process.exit(code), 8000).unref();
     Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once("exit", r))))).then(() =>
       process.exit(code),
     );
