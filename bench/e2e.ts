@@ -471,13 +471,13 @@ async function runCampaign(
   const pollMs = variant.devices > 200_000 ? 250 : 50;
   for (;;) {
     if (Date.now() - t0 > limitMs) {
-      const logs = stack.processes.map((p) => `[${p.name}] ${p.output.join("").slice(-1500)}`).join("\n");
+      const logs = stack.recentOutput();
       throw new Error(`the ${variant.name} campaign did not complete in ${limitMs / 1000} s:\n${logs}`);
     }
     const c = await api("GET", `/v1/campaigns/${res.body.id}`);
     if (c.body.status === "completed") {
       if (c.body.stats.delivered !== variant.devices) {
-        const logs = stack.processes.map((p) => `[${p.name}] ${p.output.join("").slice(-1500)}`).join("\n");
+        const logs = stack.recentOutput();
         throw new Error(
           `${variant.name}: delivered ${c.body.stats.delivered} of ${variant.devices}: ${c.text}\n${logs}`,
         );

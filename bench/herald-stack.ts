@@ -25,6 +25,8 @@ export interface BuiltStack {
   gatewayUrl: string;
   processes: BuiltProcess[];
   pids(): Record<string, number>;
+  /** The end of each process's output, for a failure's message (the whole is in its log file). */
+  recentOutput(): string;
   stop(): Promise<void>;
 }
 
@@ -128,6 +130,7 @@ export async function startBuiltStack(opts: {
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
     processes,
     pids: () => Object.fromEntries(processes.map((p) => [p.name, p.child.pid!])),
+    recentOutput: () => processes.map((p) => `[${p.name}] ${p.output.join("").slice(-1500)}`).join("\n"),
     stop,
   };
 }

@@ -343,7 +343,7 @@ export async function senders(ctx: SendersContext): Promise<void> {
             finished,
             new Promise((_, reject) => {
               timer = setTimeout(() => {
-                const logs = stack.processes.map((p) => `[${p.name}] ${p.output.join("").slice(-1500)}`).join("\n");
+                const logs = stack.recentOutput();
                 reject(
                   new Error(`${role}: ${outcomes.delivered + outcomes.failed} of ${N} outcomes in 300 s:\n${logs}`),
                 );

@@ -66,29 +66,8 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
   const consumer = await jetstream(nc).consumers.get(names.outcomesStream, durable);
   let stopped = false;
 
-  const record = async (messages: JsMsg[]) => {
-    const outcomes: OutcomeRecord[] = [];
-    const decoded: JsMsg[] = [];
-    for (const m of messages) {
-      const batch = decode(m, log);
-      if (!batch) continue;
-      decoded.push(m);
-      outcomes.push(...batch);
-    }
-    try {
-      const { byKind, completed } = await store.record(outcomes);
-      for (const kind of OUTCOME_KINDS) if (byKind[kind] > 0) metrics.outcomesRecorded.inc({ kind }, byKind[kind]);
-      for (const campaignId of completed) log.info({ campaignId }, "campaign completed");
-    } catch (err) {
-      log.warn({ err, messages: decoded.length }, "recording outcomes failed; they will be redelivered");
-      for (const m of decoded) m.nak(RETRY_DELAY_MS);
-      return;
-    }
-    for (const m of decoded) m.ack();
-  };
-
   // One consumer span per group of messages, linked to the trace of each (its sender's batch).
-  const recordGroup = (messages: JsMsg[]) =>
+  const record = (messages: JsMsg[]) =>
     inSpan(
       "process outcome",
       {
@@ -97,14 +76,33 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
         links: messages.flatMap((m) => linkFromHeaders(m.headers) ?? []),
         attributes: { "messaging.system": "nats", [ATTR.batchSize]: messages.length },
       },
-      () => record(messages),
+      async () => {
+        const outcomes: OutcomeRecord[] = [];
+        const decoded: JsMsg[] = [];
+        for (const m of messages) {
+          const batch = decode(m, log);
+          if (!batch) continue;
+          decoded.push(m);
+          outcomes.push(...batch);
+        }
+        try {
+          const { byKind, completed } = await store.record(outcomes);
+          for (const kind of OUTCOME_KINDS) if (byKind[kind] > 0) metrics.outcomesRecorded.inc({ kind }, byKind[kind]);
+          for (const campaignId of completed) log.info({ campaignId }, "campaign completed");
+        } catch (err) {
+          log.warn({ err, messages: decoded.length }, "recording outcomes failed; they will be redelivered");
+          for (const m of decoded) m.nak(RETRY_DELAY_MS);
+          return;
+        }
+        for (const m of decoded) m.ack();
+      },
     );
 
   const loop = (async () => {
     while (!stopped) {
       try {
         const messages = await consumer.fetch({ max_messages: FETCH_MAX, expires: PULL_EXPIRES_MS });
-        for await (const group of readyBatches(messages, FETCH_MAX)) await recordGroup(group);
+        for await (const group of readyBatches(messages, FETCH_MAX)) await record(group);
       } catch (err) {
         if (stopped) break;
         log.warn({ err }, "fetch from the outcomes stream failed");
