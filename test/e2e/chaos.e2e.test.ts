@@ -22,8 +22,8 @@ import { startStack, type Stack } from "../support/stack.js";
 //
 // Both profiles first send the campaign once without a fault (the baseline to compare
 // completion times with). Short profile (inside `npm test`, about 1.5 min on 2 cores):
-// 3,000 devices and six faults — kill -9 of the campaign service and of sender-webpush,
-// restarts of NATS, PostgreSQL and Redis, one mixed simulator burst. The other kills (gateway, credential, device-registry,
+// 3,000 devices and seven faults — kill -9 of the campaign service and of sender-webpush,
+// restarts of NATS, PostgreSQL and Redis, NATS frozen for 6 s, one mixed simulator burst. The other kills (gateway, credential, device-registry,
 // sender-apns, sender-fcm, two senders at once) and the separate simulator bursts run in
 // the long profile only: `npm run chaos` (scripts/chaos.mjs) sets HERALD_CHAOS_PROFILE=long
 // (50,000 devices, every fault) and HERALD_CHAOS_REPORT, the report's path.

@@ -25,6 +25,12 @@ export interface PrivateInfra {
   urls: InfraUrls;
   /** Stops the server (gracefully, as an orchestrator would), waits `downMs`, starts it again on the same port. */
   restart(server: InfraServer, opts?: { downMs?: number }): Promise<{ stoppedAt: number; upAt: number }>;
+  /**
+   * Freezes the server (SIGSTOP) for `ms`, then lets it go on (SIGCONT): its connections
+   * stay open but nothing answers, as in a long pause of its host or a stalled network.
+   * NATS and Redis only (PostgreSQL runs as several processes).
+   */
+  pause(server: "nats" | "redis", ms: number): Promise<{ stoppedAt: number; upAt: number }>;
   stop(server: InfraServer): Promise<void>;
   start(server: InfraServer): Promise<void>;
   /** Stops every server and removes the directory. */
@@ -34,6 +40,8 @@ export interface PrivateInfra {
 interface Server {
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Sends a signal to the running server. */
+  signal?(sig: NodeJS.Signals): void;
   /** Synchronous, for process exit: whatever still runs is killed. */
   kill(): void;
 }
@@ -43,7 +51,7 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
   // The postgres user must reach its data directory inside.
   chmodSync(dir, 0o755);
   const [pgPort, natsPort, redisPort] = [await freePort(), await freePort(), await freePort()];
-  const servers: Record<InfraServer, Server> = {
+  const servers = {
     postgres: postgresServer(path.join(dir, "pg"), pgPort),
     nats: childServer("nats", natsBinary(), [
       "-js",
@@ -66,7 +74,7 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
       "--dir",
       dir,
     ]),
-  };
+  } satisfies Record<InfraServer, Server>;
   const urls: InfraUrls = {
     databaseUrl: `postgres://postgres@127.0.0.1:${pgPort}/herald`,
     natsUrl: `nats://127.0.0.1:${natsPort}`,
@@ -111,12 +119,22 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
       await start(name);
       return { stoppedAt, upAt: Date.now() };
     },
+    async pause(name, ms) {
+      const stoppedAt = Date.now();
+      servers[name].signal("SIGSTOP");
+      try {
+        await new Promise((r) => setTimeout(r, ms));
+      } finally {
+        servers[name].signal("SIGCONT");
+      }
+      return { stoppedAt, upAt: Date.now() };
+    },
     close,
   };
 }
 
 /** A server that runs as this process's child: SIGTERM is its graceful stop. */
-function childServer(label: string, binary: string, args: string[]): Server {
+function childServer(label: string, binary: string, args: string[]): Server & Required<Pick<Server, "signal">> {
   let child: ChildProcess | undefined;
   let stopping = false;
   const output: string[] = [];
@@ -146,6 +164,11 @@ function childServer(label: string, binary: string, args: string[]): Server {
       const timer = setTimeout(() => c.kill("SIGKILL"), 15_000);
       await exited;
       clearTimeout(timer);
+    },
+    signal(sig) {
+      if (!child || child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`private ${label} is not running`);
+      child.kill(sig);
     },
     kill() {
       if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

@@ -44,8 +44,10 @@ export { headers as natsHeaders } from "@nats-io/transport-node";
  * ones, with a warning and a pause of the consumer's loop; the server holds the request
  * until the client's unsubscribe reaches it, and a message it sends in that moment goes
  * to an inbox nobody reads and comes back only after the consumer's ack wait. With 2 s a
- * sender under load missed two (the bench's tracing part); 5 s needs a stall of at least
- * 2.5 s. For the same reason a consumer that stops lets its fetch run out rather than
- * abandon it.
+ * sender under load missed two (the bench's tracing part); with 5 s the client checks
+ * every 2.5 s and gives up after two checks in a row find nothing heard for longer than
+ * that, so only 5 to 7.5 s without a word from the server ends a fetch (the chaos suite
+ * freezes NATS for 6 s). For the same reason a consumer that stops lets its fetch run out
+ * rather than abandon it.
  */
 export const PULL_EXPIRES_MS = 5_000;

@@ -30,6 +30,7 @@ import {
 } from "@herald/runtime";
 import type { BatchProcessor } from "./batch-processor.js";
 import { Limiter } from "./limiter.js";
+import { publishUntilStored, storePolicy } from "./publish-until-stored.js";
 
 export interface DeliveryConsumerOptions {
   nc: NatsConnection;
@@ -83,6 +84,7 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
   const slots = new Limiter(opts.concurrentBatches);
   const stopping = new AbortController();
   const inflight = new Map<JsMsg, AbortController>();
+  const policy = storePolicy(ackWaitMs);
 
   const handle = async (m: JsMsg) => {
     const abort = new AbortController();
@@ -118,20 +120,22 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
         [ATTR.batchSequence]: Number(batch.sequence),
       });
       const result = await context.with(spanContext, () => opts.processor.process(batch, abort.signal));
+      // The notifications are with the providers now: what follows is only stored, again
+      // and again if it must (publishUntilStored), rather than the batch sent twice.
+      const store = { policy, signal: abort.signal, log };
       await context.with(spanContext, () =>
         Promise.all(
           result.invalidations.map((inv) => {
             const headers = natsHeaders();
-            return tracedPublish(
-              "device.invalidated",
-              names.deviceInvalidated,
-              { [ATTR.appId]: inv.appId },
-              headers,
+            return publishUntilStored(
               () =>
-                js.publish(names.deviceInvalidated, toBinary(DeviceInvalidatedSchema, inv), {
-                  msgID: `inv.${inv.deviceId}.${batch.campaignId}`,
-                  headers,
-                }),
+                tracedPublish("device.invalidated", names.deviceInvalidated, { [ATTR.appId]: inv.appId }, headers, () =>
+                  js.publish(names.deviceInvalidated, toBinary(DeviceInvalidatedSchema, inv), {
+                    msgID: `inv.${inv.deviceId}.${batch.campaignId}`,
+                    headers,
+                  }),
+                ),
+              { ...store, what: "device invalidation" },
             );
           }),
         ),
@@ -143,17 +147,22 @@ export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Prom
         outcomes: result.outcomes,
       });
       const headers = natsHeaders();
+      const body = toBinary(OutcomeBatchSchema, outcomes);
       await context.with(spanContext, () =>
-        tracedPublish(
-          "outcome",
-          names.outcome(batch.campaignId),
-          { [ATTR.campaignId]: batch.campaignId, [ATTR.batchSize]: outcomes.outcomes.length },
-          headers,
+        publishUntilStored(
           () =>
-            js.publish(names.outcome(batch.campaignId), toBinary(OutcomeBatchSchema, outcomes), {
-              msgID: `${batch.campaignId}.${platform}.${batch.sequence}`,
+            tracedPublish(
+              "outcome",
+              names.outcome(batch.campaignId),
+              { [ATTR.campaignId]: batch.campaignId, [ATTR.batchSize]: outcomes.outcomes.length },
               headers,
-            }),
+              () =>
+                js.publish(names.outcome(batch.campaignId), body, {
+                  msgID: `${batch.campaignId}.${platform}.${batch.sequence}`,
+                  headers,
+                }),
+            ),
+          { ...store, what: "outcome batch" },
         ),
       );
       m.ack();

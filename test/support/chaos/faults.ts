@@ -53,6 +53,8 @@ const SENDER_OF: Record<SimPlatform, string> = {
 };
 /** How long a killed process stays down: a supervisor's restart delay. */
 const DOWN_MS = 1_000;
+/** How long a frozen server stays frozen. */
+const PAUSE_MS = 6_000;
 /** How long a simulator burst that faults every request lasts. */
 const BURST_MS = 2_500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -178,6 +180,22 @@ export const FAULTS: Fault[] = [
     redeliveredBatches: 3,
     resume: everywhere,
     inject: restartInfra("nats"),
+  },
+  {
+    id: "pause-nats",
+    title: "NATS frozen for 6 s (SIGSTOP, private)",
+    short: true,
+    trigger: midDelivery,
+    // Connections stay up, nothing answers: publishes time out (5 s) and are repeated
+    // under the same id, JetStream fetches may end on missed heartbeats. Kept shorter than
+    // the senders' ack wait here (10 s) less their working() interval (3.3 s), so no batch
+    // is due again: a batch sent twice means a sender gave up on storing its outcomes.
+    redeliveredBatches: 0,
+    resume: everywhere,
+    inject: async ({ infra }) => {
+      const { stoppedAt, upAt } = await infra.pause("nats", PAUSE_MS);
+      return { faultAt: stoppedAt, repairedAt: upAt };
+    },
   },
   {
     id: "restart-postgres",
