@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Assembles what the production image holds in one folder: the root and workspace
-// package.json files with the lock, each production workspace's built dist/ (and the
-// SQL migrations), and production dependencies only (`npm ci --omit=dev`), no compilers,
-// no sources, no tests. deploy/Dockerfile runs it; the chart's "cluster in a test" runs
+// package.json files with the lock, the herald command's built dist/ (every role bundled,
+// scripts/bundle.mjs), the console's build, the SQL migrations, and production
+// dependencies only (`npm ci --omit=dev`), no compilers, no sources, no tests. deploy/Dockerfile runs it; the chart's "cluster in a test" runs
 // the same folder, so what the tests start is what the image runs.
 //
 //   node scripts/stage-release.mjs [--no-build] [--prefer-offline] <dir>
@@ -55,18 +55,23 @@ export function stageRelease(target, { build = true, preferOffline = false } = {
   // npm ci wants every workspace folder of the lock; non-production ones get their
   // package.json alone (npm ci -w installs nothing of theirs).
   const production = new Set(productionWorkspaces().map((w) => w.dir));
+  const entryDir = workspaces().get(ENTRY_WORKSPACE);
   for (const dir of workspaces().values()) {
     mkdirSync(path.join(target, dir), { recursive: true });
     cpSync(path.join(root, dir, "package.json"), path.join(target, dir, "package.json"));
-    if (!production.has(dir) && !STATIC_WORKSPACES.includes(dir)) continue;
+    const migrations = path.join(root, dir, "migrations");
+    if (production.has(dir) && existsSync(migrations)) {
+      cpSync(migrations, path.join(target, dir, "migrations"), { recursive: true });
+    }
+    // The herald command's dist/ is the bundle of every role (scripts/bundle.mjs): the
+    // other workspaces' compiled files are in it, so theirs stay behind.
+    if (dir !== entryDir && !STATIC_WORKSPACES.includes(dir)) continue;
     const dist = path.join(root, dir, "dist");
     if (!existsSync(dist)) throw new Error(`${dir}/dist is missing: run npm run build`);
     cpSync(dist, path.join(target, dir, "dist"), {
       recursive: true,
       filter: (src) => !src.endsWith(".tsbuildinfo") && !src.endsWith(".d.ts") && !src.endsWith(".d.ts.map"),
     });
-    const migrations = path.join(root, dir, "migrations");
-    if (existsSync(migrations)) cpSync(migrations, path.join(target, dir, "migrations"), { recursive: true });
   }
   execFileSync(
     "npm",

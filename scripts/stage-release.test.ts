@@ -41,6 +41,18 @@ describe("deploy/Dockerfile", () => {
     }
   });
 
+  it("copies every script `npm run build` runs before it runs it", () => {
+    const build = JSON.parse(read("package.json")).scripts.build as string;
+    const scripts = [...build.matchAll(/node (scripts\/[\w.-]+\.mjs)/g)].map((m) => m[1]!);
+    expect(scripts).toContain("scripts/bundle.mjs");
+    const run = dockerfile.indexOf("RUN npm run build");
+    for (const script of scripts) {
+      const copy = new RegExp(`^COPY .*\\b${script.replace(".", "\\.")}\\b`, "m").exec(dockerfile);
+      expect(copy, `${script} is not copied into the build stage`).not.toBeNull();
+      expect(copy!.index).toBeLessThan(run);
+    }
+  });
+
   it("builds from a pinned Node 24 image, never latest", () => {
     const from = /^ARG NODE_IMAGE=(.+)$/m.exec(dockerfile)?.[1];
     expect(from).toMatch(/^node:24\.\d+\.\d+-[a-z]+-slim$/);

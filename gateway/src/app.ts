@@ -1,5 +1,5 @@
 import cors from "@fastify/cors";
-import { createMetricsRegistry, type Logger } from "@herald/runtime";
+import { createMetricsRegistry, type Logger, packageVersion } from "@herald/runtime";
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -10,7 +10,6 @@ import Fastify, {
 } from "fastify";
 import type { Redis } from "ioredis";
 import type { Registry } from "prom-client";
-import { createRequire } from "node:module";
 import { AppDirectory } from "./app-directory.js";
 import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
 import { PUSH_TOKEN_HEADER } from "./client-key-policy.js";
@@ -66,8 +65,7 @@ import { sharedSchemas } from "./schemas/components.js";
 import { createValidatorCompiler } from "./validation.js";
 import { DeferredCompilation, deferredSerializers } from "./deferred-compilation.js";
 
-// Read at run time, not imported: the same path works from src/ (dev) and dist/ (built).
-const packageJson = createRequire(import.meta.url)("../package.json") as { version: string };
+const version = packageVersion("@herald/gateway");
 
 export type AppConfig = Pick<
   Config,
@@ -158,7 +156,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: 600,
   });
-  await registerOpenApi(app, packageJson.version, config);
+  await registerOpenApi(app, version, config);
   registerMetrics(app, metrics);
   registerTracing(app);
   registerHealthRoutes(app, readinessCheck(opts));

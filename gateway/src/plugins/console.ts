@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { packageDir } from "@herald/runtime";
 
 /** The console's pages are not part of the REST API's OpenAPI document. */
 const HIDDEN = { schema: { hide: true } };
@@ -14,8 +14,11 @@ const HIDDEN = { schema: { hide: true } };
  * browser), rendered per request with a fresh CSP nonce and never cached.
  */
 
-/** console/dist beside gateway/: the same relative path from src/ (dev) and dist/ (built). */
-export const CONSOLE_DIST = fileURLToPath(new URL("../../../console/dist", import.meta.url));
+/**
+ * The console's build, console/dist beside the gateway's folder (in the repository and in
+ * the image alike; the console is no dependency of the gateway's to be found by name).
+ */
+export const CONSOLE_DIST = path.join(packageDir("@herald/gateway"), "../console/dist");
 
 /** What console/vite.config.ts leaves in the built index.html for the nonce. */
 const NONCE_PLACEHOLDER = "HERALD_CSP_NONCE";

@@ -18,9 +18,6 @@ if (name === "--help" || name === "-h") {
   process.exit(2);
 } else {
   const telemetry = await startTelemetry(name);
-  const [{ runService }, { role }] = await Promise.all([import("@herald/runtime"), ROLES[name]()]);
-  // Each role carries its own config type; runService only needs the shared part.
-  await runService(role as import("@herald/runtime").ServiceRole<{ logLevel: string }>, {
-    onStop: telemetry.shutdown,
-  });
+  const { start } = await ROLES[name]();
+  await start({ onStop: telemetry.shutdown });
 }

@@ -1,18 +1,16 @@
-import type { ServiceRole } from "@herald/runtime";
-
 /**
- * Every role the `herald` command can start. Each is loaded only when chosen, so a
- * process holds the code of its own role alone.
+ * Every role the `herald` command can start, each a module (roles/) loaded only when
+ * chosen, so that a process holds the code of its own role alone.
  */
 export const ROLES = {
-  gateway: () => import("@herald/gateway/role"),
-  credential: () => import("@herald/credential/role"),
-  "device-registry": () => import("@herald/device-registry/role"),
-  campaign: () => import("@herald/campaign/role"),
-  "sender-apns": () => import("@herald/sender-apns/role"),
-  "sender-fcm": () => import("@herald/sender-fcm/role"),
-  "sender-webpush": () => import("@herald/sender-webpush/role"),
-} satisfies Record<string, () => Promise<{ role: ServiceRole<{ logLevel: string }> }>>;
+  gateway: () => import("./roles/gateway.js"),
+  credential: () => import("./roles/credential.js"),
+  "device-registry": () => import("./roles/device-registry.js"),
+  campaign: () => import("./roles/campaign.js"),
+  "sender-apns": () => import("./roles/sender-apns.js"),
+  "sender-fcm": () => import("./roles/sender-fcm.js"),
+  "sender-webpush": () => import("./roles/sender-webpush.js"),
+} satisfies Record<string, () => Promise<{ start(opts: { onStop: () => Promise<void> }): Promise<void> }>>;
 
 export type RoleName = keyof typeof ROLES;
 

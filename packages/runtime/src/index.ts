@@ -1,5 +1,4 @@
-export * from "./env.js";
-export * from "./logger.js";
+export * from "./service.js";
 export * from "./metrics.js";
 export * from "./shutdown.js";
 export * from "./db.js";
@@ -13,9 +12,9 @@ export * from "./streams.js";
 export * from "./endpoint-guard.js";
 export * from "./iso-639-1.js";
 export * from "./closers.js";
-export * from "./run-service.js";
 export * from "./readiness.js";
 export * from "./tracing.js";
 export * from "./backlog-metrics.js";
 export * from "./coalescer.js";
 export * from "./ready-batches.js";
+export * from "./package-dir.js";

@@ -1,5 +1,6 @@
-import { createRequire, register } from "node:module";
+import { register } from "node:module";
 import type { Span } from "@opentelemetry/api";
+import { packageVersion } from "./package-dir.js";
 
 export interface Telemetry {
   /** True when spans are exported. */
@@ -11,7 +12,7 @@ export interface Telemetry {
 /** Paths that probes and scrapers call every few seconds: never traced. */
 const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
-const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+const version = packageVersion("@herald/runtime");
 
 /** Tracing is on when an OTLP endpoint is named and the SDK is not disabled (the standard variables). */
 export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -1,4 +1,4 @@
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import { jetstream } from "@nats-io/jetstream";
 import { CampaignService } from "@herald/proto/campaign";
 import { AndroidChannelService } from "@herald/proto/android_channel";
@@ -20,6 +20,7 @@ import {
   allReady,
   natsReady,
   postgresReady,
+  packageDir,
 } from "@herald/runtime";
 import { RegistryAndroidChannels } from "./android-channels.js";
 import { RegistryAudience } from "./audience-source.js";
@@ -37,7 +38,7 @@ import { OutcomeStore } from "./outcome-store.js";
 import { Scheduler } from "./scheduler.js";
 import { PgCampaignStore } from "./store.js";
 
-const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
+const MIGRATIONS = path.join(packageDir("@herald/campaign"), "migrations");
 
 export interface CampaignApp {
   port: number;

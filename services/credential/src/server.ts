@@ -1,4 +1,4 @@
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import { Gauge } from "prom-client";
 import { jetstream } from "@nats-io/jetstream";
 import { CredentialService } from "@herald/proto/credential";
@@ -18,6 +18,7 @@ import {
   streamNames,
   type Logger,
   type Pool,
+  packageDir,
 } from "@herald/runtime";
 import { bootstrap, bootstrapAdmin } from "./bootstrap.js";
 import { checkBootstrapAdmin, checkBootstrapKey, configSpec, sealedBoxOf, type Config } from "./config.js";
@@ -40,7 +41,7 @@ export interface CredentialApp {
   close(): Promise<void>;
 }
 
-const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
+const MIGRATIONS = path.join(packageDir("@herald/credential"), "migrations");
 const IDENTITY_CLEANUP_INTERVAL_MS = 5 * 60_000;
 /** Re-encryption after a master-key rotation: a pass at start, then every minute, 100 rows per transaction. */
 const REENCRYPTION = { intervalMs: 60_000, batchSize: 100 };

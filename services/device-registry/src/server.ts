@@ -1,4 +1,4 @@
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import {
   connectNats,
   createMetricsRegistry,
@@ -13,6 +13,7 @@ import {
   allReady,
   natsReady,
   postgresReady,
+  packageDir,
 } from "@herald/runtime";
 import { AndroidChannelService } from "@herald/proto/android_channel";
 import { DeviceRegistryService } from "@herald/proto/device";
@@ -29,7 +30,7 @@ import { createDeviceRegistryMetrics } from "./metrics.js";
 import { PgSegmentStore } from "./segment-store.js";
 import { PgDeviceStore } from "./store.js";
 
-const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
+const MIGRATIONS = path.join(packageDir("@herald/device-registry"), "migrations");
 
 export interface DeviceRegistryApp {
   port: number;

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "@herald/runtime";
+import type { Logger } from "@herald/runtime/service";
 import { InputError } from "./errors.js";
 import { readBody, sendJson } from "./http-util.js";
 

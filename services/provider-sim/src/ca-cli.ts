@@ -1,4 +1,4 @@
-import { ConfigError, readEnv } from "@herald/runtime";
+import { ConfigError, readEnv } from "@herald/runtime/service";
 import { ensureCertificates } from "./ca.js";
 import { certSpec } from "./config.js";
 

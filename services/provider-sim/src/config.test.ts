@@ -1,4 +1,4 @@
-import { ConfigError, readEnv } from "@herald/runtime";
+import { ConfigError, readEnv } from "@herald/runtime/service";
 import { describe, expect, it } from "vitest";
 import { configSpec, DEFAULT_CERT_DIR } from "./config.js";
 

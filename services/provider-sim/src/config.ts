@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bool, int, logLevel, port, str, type EnvVar } from "@herald/runtime";
+import { bool, int, logLevel, port, str, type EnvVar } from "@herald/runtime/service";
 
 /** `<repo>/.herald/sim-ca`: the same place for dev mode, `npm test` and every process that trusts it. */
 export const DEFAULT_CERT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../.herald/sim-ca");

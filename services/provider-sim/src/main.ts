@@ -1,4 +1,4 @@
-import { readEnv, runService } from "@herald/runtime";
+import { readEnv, runService } from "@herald/runtime/service";
 import { configSpec } from "./config.js";
 import { start } from "./server.js";
 

@@ -1,6 +1,6 @@
 import http2 from "node:http2";
 import { randomInt } from "node:crypto";
-import type { Logger } from "@herald/runtime";
+import type { Logger } from "@herald/runtime/service";
 import { startAdminApi } from "./admin-api.js";
 import { sharedAdminRoutes } from "./admin-routes.js";
 import { ensureCertificates } from "./ca.js";

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import { Http2ServerRequest } from "node:http2";
-import type { Logger } from "@herald/runtime";
+import type { Logger } from "@herald/runtime/service";
 import type { Connection } from "../connections.js";
 import type { AnsweredFault } from "../faults.js";
 import { readBody, sendJson, singleHeader } from "../http-util.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Logger } from "@herald/runtime";
+import type { Logger } from "@herald/runtime/service";
 import type { AnsweredFault } from "../faults.js";
 import { readBody, sendJson } from "../http-util.js";
 import type { ProviderHandler, ProviderRequest, ProviderResponse } from "../platform.js";

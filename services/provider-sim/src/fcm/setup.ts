@@ -1,4 +1,4 @@
-import type { Logger } from "@herald/runtime";
+import type { Logger } from "@herald/runtime/service";
 import type { AdminRoute } from "../admin-api.js";
 import type { Config } from "../config.js";
 import type { ProviderHandler } from "../platform.js";

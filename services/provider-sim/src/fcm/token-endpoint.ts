@@ -1,4 +1,4 @@
-import type { Logger } from "@herald/runtime";
+import type { Logger } from "@herald/runtime/service";
 import { readBody, sendJson } from "../http-util.js";
 import type { ProviderHandler, ProviderRequest, ProviderResponse } from "../platform.js";
 import { JWT_BEARER_GRANT, verifyAssertion, type AccessTokenStore, type OAuthRefusal } from "./oauth.js";
