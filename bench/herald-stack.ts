@@ -5,7 +5,11 @@ import path from "node:path";
 import { heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
 import { freePort } from "../test/support/stack.js";
 import { untilServing } from "../test/support/wait.js";
-import { LOG_DIR } from "./common.js";
+import { LOG_DIR, root } from "./common.js";
+
+/** The herald command as the release runs it (scripts/bundle.mjs), and tsc's output it is bundled from. */
+const CLI_BUNDLE = "packages/cli/dist/main.js";
+const CLI_UNBUNDLED = "packages/cli/build/main.js";
 
 // The built Herald processes (production build, production dependencies: what the image
 // runs) for benchmarks, wired like dev mode (scripts/processes.mjs) on free ports.
@@ -42,6 +46,12 @@ export async function startBuiltStack(opts: {
   replicas?: Record<string, number>;
   /** Names the folder of LOG_DIR that keeps the processes' output (default: the roles). */
   label?: string;
+  /**
+   * Roles run from the repository's tsc output (packages/cli/build, each package's dist/)
+   * instead of the release's bundle: for a preload that patches a class of a package,
+   * which the bundle holds a copy of (bench/stub-exchange.mjs).
+   */
+  unbundled?: string[];
 }): Promise<BuiltStack> {
   const logDir = path.join(
     LOG_DIR,
@@ -91,8 +101,10 @@ export async function startBuiltStack(opts: {
         .filter((d) => d.stage === stage)
         .map((d): BuiltProcess => {
           // The release's paths are relative to it; the role's V8 flags come first.
-          const child = spawn(process.execPath, d.built, {
-            cwd: opts.releaseDir,
+          const unbundled = opts.unbundled?.includes(d.name);
+          const args = unbundled ? d.built.map((a) => (a === CLI_BUNDLE ? CLI_UNBUNDLED : a)) : d.built;
+          const child = spawn(process.execPath, args, {
+            cwd: unbundled ? root : opts.releaseDir,
             env: {
               PATH: process.env.PATH ?? "",
               NODE_ENV: "production",

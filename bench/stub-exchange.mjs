@@ -6,8 +6,9 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-// The built process runs with the release as its working directory; the same URL as the
-// one `@herald/sender` resolves to, so the sender gets this patched class.
+// The stubbed sender runs from the repository's tsc output, not the release's bundle, with
+// the repository as its working directory (bench/herald-stack.ts, `unbundled`): the same
+// URL as the one `@herald/sender` resolves to, so the sender gets this patched class.
 const { Http2Pool } = await import(pathToFileURL(path.resolve("packages/sender/dist/http2-pool.js")).href);
 const answer = Object.freeze({ status: 200, headers: Object.freeze({}), body: "", retire() {} });
 Http2Pool.prototype.request = () => Promise.resolve(answer);
