@@ -46,8 +46,9 @@ export { headers as natsHeaders } from "@nats-io/transport-node";
  * to an inbox nobody reads and comes back only after the consumer's ack wait. With 2 s a
  * sender under load missed two (the bench's tracing part); with 5 s the client checks
  * every 2.5 s and gives up after two checks in a row find nothing heard for longer than
- * that, so only 5 to 7.5 s without a word from the server ends a fetch (the chaos suite
- * freezes NATS for 6 s). For the same reason a consumer that stops lets its fetch run out
- * rather than abandon it.
+ * that, so only 5 to 7.5 s without a word from the server ends a fetch (an 8 s freeze of
+ * NATS did it to the campaign service's; the chaos suite's 6 s freeze did not, in two
+ * runs). For the same reason a consumer that stops lets its fetch run out rather than
+ * abandon it.
  */
 export const PULL_EXPIRES_MS = 5_000;

@@ -187,7 +187,8 @@ export const FAULTS: Fault[] = [
     short: true,
     trigger: midDelivery,
     // Connections stay up, nothing answers: publishes time out (5 s) and are repeated
-    // under the same id, JetStream fetches may end on missed heartbeats. Kept shorter than
+    // under the same id (a fetch ends on missed heartbeats only after 5 to 7.5 s of
+    // silence, packages/runtime/src/nats.ts; 8 s did it once, 6 s not). Kept shorter than
     // the senders' ack wait here (10 s) less their working() interval (3.3 s), so no batch
     // is due again: a batch sent twice means a sender gave up on storing its outcomes.
     redeliveredBatches: 0,
