@@ -70,6 +70,13 @@ function kill(names: string[]): Fault["inject"] {
   };
 }
 
+function pauseNats(ms: number): Fault["inject"] {
+  return async ({ infra }) => {
+    const { stoppedAt, upAt } = await infra.pause("nats", ms);
+    return { faultAt: stoppedAt, repairedAt: upAt };
+  };
+}
+
 function restartInfra(server: "postgres" | "nats" | "redis"): Fault["inject"] {
   return async ({ infra }) => {
     const { stoppedAt, upAt } = await infra.restart(server, { downMs: DOWN_MS });
@@ -193,10 +200,19 @@ export const FAULTS: Fault[] = [
     // is due again: a batch sent twice means a sender gave up on storing its outcomes.
     redeliveredBatches: 0,
     resume: everywhere,
-    inject: async ({ infra }) => {
-      const { stoppedAt, upAt } = await infra.pause("nats", PAUSE_MS);
-      return { faultAt: stoppedAt, repairedAt: upAt };
-    },
+    inject: pauseNats(PAUSE_MS),
+  },
+  {
+    id: "pause-nats-long",
+    title: "NATS frozen for 10 s (SIGSTOP, private)",
+    short: false,
+    trigger: midDelivery,
+    // Long enough that every JetStream fetch open at the time ends on missed heartbeats
+    // (5 to 7.5 s of silence), and that a sender's batch in flight may be due again (the
+    // ack wait here is 10 s): what a consumer does after its fetch was ended for it.
+    redeliveredBatches: 3,
+    resume: everywhere,
+    inject: pauseNats(10_000),
   },
   {
     id: "restart-postgres",
