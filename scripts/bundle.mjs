@@ -10,10 +10,10 @@
 // ...) that Herald never uses, and @herald/runtime's brought pg into the senders and the
 // gateway. Bundled and tree-shaken per role, every process holds less (docs/operations.md,
 // "Memory"). Herald's shared packages (runtime, sender, proto) declare `"sideEffects":
-// false`, so a role's file leaves out their modules it does not use, and what those import:
-// without it the senders' files still imported pg. Other packages stay imports of node_modules, as before: OpenTelemetry's
-// instrumentations patch pg, ioredis and node:http as they load, which they cannot do
-// inside a bundle.
+// false`, so a role's file leaves out their modules it does not use, and what those
+// import: without it the senders' files still imported pg. Other packages stay imports of
+// node_modules, as before: OpenTelemetry's instrumentations patch pg, ioredis and
+// node:http as they load, which they cannot do inside a bundle.
 //
 //   node scripts/bundle.mjs [--clean]
 import { readdirSync, rmSync } from "node:fs";

@@ -2,8 +2,9 @@
 // Assembles what the production image holds in one folder: the root and workspace
 // package.json files with the lock, the herald command's built dist/ (every role bundled,
 // scripts/bundle.mjs), the console's build, the SQL migrations, and production
-// dependencies only (`npm ci --omit=dev`), no compilers, no sources, no tests. deploy/Dockerfile runs it; the chart's "cluster in a test" runs
-// the same folder, so what the tests start is what the image runs.
+// dependencies only (`npm ci --omit=dev`), no compilers, no sources, no tests.
+// deploy/Dockerfile runs it; the chart's "cluster in a test" runs the same folder, so
+// what the tests start is what the image runs.
 //
 //   node scripts/stage-release.mjs [--no-build] [--prefer-offline] <dir>
 import { execFileSync } from "node:child_process";
