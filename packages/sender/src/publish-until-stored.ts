@@ -9,7 +9,7 @@ import { nextDelay, type RetryPolicy } from "./retry-policy.js";
  * events) keeps one copy whichever attempt got through. A sender stores a batch's
  * outcomes this way before it acks the batch: giving up instead hands the batch back and
  * sends every notification in it again, though the providers already have them (the
- * chaos suite's 8 s NATS freeze did that to every batch in flight before).
+ * chaos suite's 6 s NATS freeze did that to every batch in flight before).
  *
  * Gives up (throws the last error) once the next attempt would start more than
  * `policy.maxElapsedMs` after the first, or when `signal` aborts.
