@@ -28,7 +28,7 @@ const outdir = path.join(root, "packages/cli/dist");
 export const BUNDLED = /^(@herald\/|@bufbuild\/protobuf|@connectrpc\/)/;
 
 /** esbuild's options shared by every output. */
-const common = {
+export const common = {
   absWorkingDir: root,
   bundle: true,
   format: "esm",
@@ -38,7 +38,7 @@ const common = {
 };
 
 /** Leaves every package but BUNDLED to node_modules, and (for main.js) the role modules to their own files. */
-const externals = (extra = /$^/) => ({
+export const externals = (extra = /$^/) => ({
   name: "externals",
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) => {
