@@ -2,14 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
-import { heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
+import { CLI_BUNDLE, CLI_COMPILED, heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
 import { freePort } from "../test/support/stack.js";
 import { untilServing } from "../test/support/wait.js";
 import { LOG_DIR, root } from "./common.js";
-
-/** The herald command as the release runs it (scripts/bundle.mjs), and tsc's output it is bundled from. */
-const CLI_BUNDLE = "packages/cli/dist/main.js";
-const CLI_UNBUNDLED = "packages/cli/build/main.js";
 
 // The built Herald processes (production build, production dependencies: what the image
 // runs) for benchmarks, wired like dev mode (scripts/processes.mjs) on free ports.
@@ -102,7 +98,7 @@ export async function startBuiltStack(opts: {
         .map((d): BuiltProcess => {
           // The release's paths are relative to it; the role's V8 flags come first.
           const unbundled = opts.unbundled?.includes(d.name);
-          const args = unbundled ? d.built.map((a) => (a === CLI_BUNDLE ? CLI_UNBUNDLED : a)) : d.built;
+          const args = unbundled ? d.built.map((a) => (a === CLI_BUNDLE ? CLI_COMPILED : a)) : d.built;
           const child = spawn(process.execPath, args, {
             cwd: unbundled ? root : opts.releaseDir,
             env: {

@@ -18,7 +18,7 @@
 //   node scripts/bundle.mjs [--clean]
 import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -73,7 +73,7 @@ export async function bundle() {
   ]);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv.includes("--clean")) rmSync(outdir, { recursive: true, force: true });
   else await bundle();
 }

@@ -24,6 +24,9 @@ export type HeraldPorts = Record<
   number
 >;
 export declare const SOURCE_NODE_ARGS: string[];
+/** The herald command as built: the bundle the image runs, and tsc's output it is made from. */
+export declare const CLI_BUNDLE: string;
+export declare const CLI_COMPILED: string;
 export declare const HERALD_NODE_OPTIONS: string;
 /** A role's Node options; undefined: the image's, for every role. */
 export declare function nodeOptionsOf(role: string | undefined): string;

@@ -86,10 +86,14 @@ export const nodeFlagsOf = (role) => {
   return initialOldSpaceMb > 0 ? [`--initial-old-space-size=${initialOldSpaceMb}`] : [];
 };
 
+/** The herald command as built: the bundle the image runs (scripts/bundle.mjs), and tsc's output it is made from. */
+export const CLI_BUNDLE = "packages/cli/dist/main.js";
+export const CLI_COMPILED = "packages/cli/build/main.js";
+
 /** A Herald role's node arguments: from source (dev mode, tests) and as built (the image, the bench). */
 const role = (name) => ({
   args: [...nodeFlagsOf(name), "packages/cli/src/main.ts", name],
-  built: [...nodeFlagsOf(name), "packages/cli/dist/main.js", name],
+  built: [...nodeFlagsOf(name), CLI_BUNDLE, name],
 });
 
 /**

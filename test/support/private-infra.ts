@@ -40,10 +40,13 @@ export interface PrivateInfra {
 interface Server {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Sends a signal to the running server. */
-  signal?(sig: NodeJS.Signals): void;
   /** Synchronous, for process exit: whatever still runs is killed. */
   kill(): void;
+}
+
+/** A server that is one process of ours: it can be signalled (frozen, let go on). */
+interface ChildServer extends Server {
+  signal(sig: NodeJS.Signals): void;
 }
 
 export async function startPrivateInfra(): Promise<PrivateInfra> {
@@ -134,7 +137,7 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
 }
 
 /** A server that runs as this process's child: SIGTERM is its graceful stop. */
-function childServer(label: string, binary: string, args: string[]): Server & Required<Pick<Server, "signal">> {
+function childServer(label: string, binary: string, args: string[]): ChildServer {
   let child: ChildProcess | undefined;
   let stopping = false;
   const output: string[] = [];

@@ -26,13 +26,15 @@ const fcm = (token: string, n: number): NewDelivery => ({
 });
 
 describe("Recorder", () => {
-  it("answers each delivery with its seq and arrival, and keeps them as answered", () => {
+  it("keeps each delivery with its seq and arrival, added when it is read", () => {
     vi.useFakeTimers({ now: Date.parse("2026-11-27T10:00:00.000Z") });
     try {
       const recorder = new Recorder(100);
-      const first = recorder.record(apns("t1", 1));
+      const handed = apns("t1", 1);
+      expect(recorder.record(handed)).toBe(handed);
       vi.advanceTimersByTime(1500);
-      const second = recorder.record(fcm("r1", 2));
+      recorder.record(fcm("r1", 2));
+      const [first, second] = recorder.query({ limit: 10 });
       expect(first).toEqual({ ...apns("t1", 1), seq: 1, received_at: "2026-11-27T10:00:00.000Z" });
       expect(second).toMatchObject({ seq: 2, received_at: "2026-11-27T10:00:01.500Z", platform: "fcm" });
       expect(recorder.query({ limit: 10 })).toEqual([first, second]);
@@ -73,7 +75,8 @@ describe("Recorder", () => {
     recorder.clear();
     expect(recorder.query({ limit: 10 })).toEqual([]);
     expect(recorder.count()).toEqual({ total: 0, by_target: {} });
-    expect(recorder.record(fcm("r", 4)).seq).toBe(4);
+    recorder.record(fcm("r", 4));
+    expect(recorder.query({ limit: 10 })[0]!.seq).toBe(4);
     expect(recorder.query({ after: 0, limit: 10 }).map((d) => d.seq)).toEqual([4]);
     expect(recorder.query({ after: 3, limit: 10 }).map((d) => d.seq)).toEqual([4]);
   });

@@ -58,6 +58,7 @@ export type Delivery = WebPushDelivery | ApnsDelivery | FcmDelivery;
 export type DeliveryOf<P extends Platform> = Extract<Delivery, { platform: P }>;
 /** What a provider hands the recorder; `Omit` distributed over the union so each member keeps its fields. */
 export type NewDelivery = WithoutArrival<Delivery>;
+export type NewDeliveryOf<P extends Platform> = Extract<NewDelivery, { platform: P }>;
 type WithoutArrival<T> = T extends unknown ? Omit<T, "seq" | "received_at"> : never;
 
 export interface DeliveryQuery {
@@ -85,18 +86,16 @@ export class Recorder {
   private records: NewDelivery[] = [];
   /** Arrival of each record, ms since the epoch (a packed array of doubles). */
   private arrivals: number[] = [];
-  /** The seq of records[0]. */
+  /** The seq of records[0]; the next delivery's is firstSeq + records.length. */
   private firstSeq = 1;
-  private seq = 0;
   private readonly counts = new Map<Platform, Map<string, number>>();
 
   constructor(private readonly maxRecords: number) {}
 
-  record(delivery: NewDelivery): Delivery {
-    const at = Date.now();
+  /** Keeps a delivery; answers it as handed over (its seq and arrival are added when read). */
+  record<D extends NewDelivery>(delivery: D): D {
     this.records.push(delivery);
-    this.arrivals.push(at);
-    ++this.seq;
+    this.arrivals.push(Date.now());
     // Trim in chunks, not one by one, so trimming stays cheap per delivery.
     if (this.records.length > this.maxRecords) {
       const drop = this.records.length - Math.floor(this.maxRecords * 0.9);
@@ -107,7 +106,7 @@ export class Recorder {
     let byTarget = this.counts.get(delivery.platform);
     if (!byTarget) this.counts.set(delivery.platform, (byTarget = new Map()));
     byTarget.set(delivery.target, (byTarget.get(delivery.target) ?? 0) + 1);
-    return complete(delivery, this.seq, at);
+    return delivery;
   }
 
   /** Oldest first; pages forward with `after` = the last `seq` seen. */
@@ -140,9 +139,9 @@ export class Recorder {
 
   /** Forgets every record and count; seqs go on from where they were. */
   clear(): void {
+    this.firstSeq += this.records.length;
     this.records = [];
     this.arrivals = [];
-    this.firstSeq = this.seq + 1;
     this.counts.clear();
   }
 

@@ -5,7 +5,7 @@ import type { Connection } from "../connections.js";
 import type { AnsweredFault } from "../faults.js";
 import { readBody, sendJson, singleHeader } from "../http-util.js";
 import type { ProviderHandler, ProviderRequest, ProviderResponse } from "../platform.js";
-import type { ApnsDelivery, Recorder } from "../recorder.js";
+import type { NewDeliveryOf, Recorder } from "../recorder.js";
 import { ok, refuse, type Checked } from "../refusal.js";
 import { ConnectionAuth } from "./connection-auth.js";
 import { DEVICE_TOKEN, type ApnsDeviceStore, type DeviceRateLimiter } from "./devices.js";
@@ -89,7 +89,7 @@ export class ApnsService implements ProviderHandler {
     url: URL,
     conn: Connection,
     answer: { apnsId: string },
-  ): Promise<Checked<ApnsDelivery>> {
+  ): Promise<Checked<NewDeliveryOf<"apns">>> {
     if (req.method !== "POST") return refuse(405, "MethodNotAllowed");
     const path = url.pathname;
     if (path === DEVICE_PATH || path === `${DEVICE_PATH}/`) return refuse(400, "MissingDeviceToken");
@@ -152,7 +152,7 @@ export class ApnsService implements ProviderHandler {
         expiration: h.expiration,
         collapse_id: h.collapseId,
         payload: body.bytes.toString("utf8"),
-      }) as ApnsDelivery,
+      }),
     );
   }
 

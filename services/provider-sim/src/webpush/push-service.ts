@@ -3,7 +3,7 @@ import type { Logger } from "@herald/runtime/service";
 import type { AnsweredFault } from "../faults.js";
 import { readBody, sendJson, singleHeader } from "../http-util.js";
 import type { ProviderHandler, ProviderRequest, ProviderResponse } from "../platform.js";
-import type { Recorder, WebPushDelivery } from "../recorder.js";
+import type { NewDeliveryOf, Recorder } from "../recorder.js";
 import { decryptPushMessage } from "./decrypt.js";
 import { checkContentEncoding, checkPushHeaders } from "./push-headers.js";
 import { ok, refuse, type Checked } from "../refusal.js";
@@ -68,7 +68,7 @@ export class WebPushService implements ProviderHandler {
     }
   }
 
-  private async accept(req: ProviderRequest, subscriptionId: string): Promise<Checked<WebPushDelivery>> {
+  private async accept(req: ProviderRequest, subscriptionId: string): Promise<Checked<NewDeliveryOf<"webpush">>> {
     const sub = this.store.get(subscriptionId);
     if (!sub) return refuse(404, "NotFound");
     if (sub.gone) return refuse(410, "Gone");
@@ -106,7 +106,7 @@ export class WebPushService implements ProviderHandler {
         endpoint: sub.endpoint,
         payload: plaintext.toString("utf8"),
         headers: headers.value,
-      }) as WebPushDelivery,
+      }),
     );
   }
 }
