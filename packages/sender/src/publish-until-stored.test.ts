@@ -4,6 +4,8 @@ import { publishUntilStored, storePolicy } from "./publish-until-stored.js";
 
 const lines: string[] = [];
 const log = createLogger("test", "warn", { write: (line: string) => void lines.push(line) });
+/** How late a timer may fire on a loaded machine (seen: 1 ms over, during `npm test`). */
+const TIMER_SLACK_MS = 50;
 const quick = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 10, maxDelayMs: 20, maxElapsedMs: 300 };
 
 /** A publish that fails `failures` times with a timeout, then answers `answer`. */
@@ -43,7 +45,8 @@ describe("publishUntilStored", () => {
     ).rejects.toThrow("timeout");
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect(p.calls.length).toBeGreaterThan(3);
-    expect(p.calls.at(-1)! - p.calls[0]!).toBeLessThanOrEqual(quick.maxElapsedMs);
+    // The last attempt was due within the policy's time; a timer may fire a little late.
+    expect(p.calls.at(-1)! - p.calls[0]!).toBeLessThanOrEqual(quick.maxElapsedMs + TIMER_SLACK_MS);
   });
 
   it("stops waiting when its signal aborts", async () => {
