@@ -11,6 +11,7 @@ import { ensureConsoleBuilt } from "./console-build.mjs";
 import { ensureInfra } from "./infra.mjs";
 import { ensurePinnedNode } from "./pinned-node.mjs";
 import { loadDevEnv } from "./dev-env.mjs";
+import { ensureNativeBuilt } from "./native-build.mjs";
 import { DEFAULT_PORTS, heraldProcesses, providerUrls, SOURCE_NODE_ARGS } from "./processes.mjs";
 import { caBundle, ensureSimulatorCa } from "./trust.mjs";
 
@@ -73,6 +74,8 @@ async function main() {
   await ensurePinnedNode();
   // The gateway serves console/dist at /console.
   ensureConsoleBuilt();
+  // sender-webpush's key agreement; without a C compiler it runs on node:crypto, slower.
+  for (const problem of ensureNativeBuilt()) console.warn(`herald dev: ${problem}`);
   await ensureInfra();
   const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/herald";
   await ensureDatabase(databaseUrl);

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Assembles what the production image holds in one folder: the root and workspace
 // package.json files with the lock, the herald command's built dist/ (every role bundled,
-// scripts/bundle.mjs), the console's build, the SQL migrations, and production
-// dependencies only (`npm ci --omit=dev`), no compilers, no sources, no tests.
+// scripts/bundle.mjs), the console's build, the SQL migrations, the native addon
+// (scripts/native-build.mjs), and production dependencies only (`npm ci --omit=dev`), no
+// compilers, no sources, no tests.
 // deploy/Dockerfile runs it; the chart's "cluster in a test" runs the same folder, so
 // what the tests start is what the image runs.
 //
@@ -60,9 +61,10 @@ export function stageRelease(target, { build = true, preferOffline = false } = {
   for (const dir of workspaces().values()) {
     mkdirSync(path.join(target, dir), { recursive: true });
     cpSync(path.join(root, dir, "package.json"), path.join(target, dir, "package.json"));
-    const migrations = path.join(root, dir, "migrations");
-    if (production.has(dir) && existsSync(migrations)) {
-      cpSync(migrations, path.join(target, dir, "migrations"), { recursive: true });
+    // What ships beside a workspace's code: SQL migrations, native addons (native-build.mjs).
+    for (const extra of ["migrations", "native/build"]) {
+      const from = path.join(root, dir, extra);
+      if (production.has(dir) && existsSync(from)) cpSync(from, path.join(target, dir, extra), { recursive: true });
     }
     // The herald command's dist/ is the bundle of every role (scripts/bundle.mjs): the
     // other workspaces' compiled files are in it, so theirs stay behind.

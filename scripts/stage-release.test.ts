@@ -53,6 +53,15 @@ describe("deploy/Dockerfile", () => {
     }
   });
 
+  it("has a C compiler in the build stage for the native addon, and none in the runtime stage", () => {
+    const runtimeAt = dockerfile.lastIndexOf("\nFROM ");
+    const install = /apt-get install -y --no-install-recommends gcc libc6-dev/.exec(dockerfile);
+    expect(install, "the build stage installs no C compiler").not.toBeNull();
+    expect(install!.index).toBeLessThan(dockerfile.indexOf("RUN npm run build"));
+    expect(install!.index).toBeLessThan(runtimeAt);
+    expect(dockerfile.slice(runtimeAt)).not.toMatch(/apt-get install/);
+  });
+
   it("builds from a pinned Node 24 image, never latest", () => {
     const from = /^ARG NODE_IMAGE=(.+)$/m.exec(dockerfile)?.[1];
     expect(from).toMatch(/^node:24\.\d+\.\d+-[a-z]+-slim$/);

@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureRenderer } from "./helm-render.mjs";
 import { ensureInfra } from "./infra.mjs";
+import { ensureNativeBuilt } from "./native-build.mjs";
 import { ensurePinnedNode } from "./pinned-node.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -19,6 +20,8 @@ try {
   // The chart tests render with helm, or without it with tools/helm-render, built from
   // Debian's Go packages (installed here when missing).
   await ensureRenderer({ install: true });
+  // sender-webpush's key agreement (a test checks that it loads).
+  for (const problem of ensureNativeBuilt()) console.warn(`npm test: ${problem}`);
 } catch (err) {
   console.error(`npm test: ${err.message}`);
   process.exit(1);

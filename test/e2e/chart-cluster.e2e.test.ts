@@ -146,6 +146,13 @@ describe("the chart scaled out: 3 web push senders, 2 campaign services", () => 
     );
     for (const n of sends) expect(n).toBeGreaterThan(0);
     for (const n of outcomes) expect(n).toBeGreaterThan(0);
+    // The release carries the native key agreement addon (scripts/native-build.mjs, stage-release.mjs).
+    const nativeAgreement = await Promise.all(
+      c
+        .podsOf("sender-webpush")
+        .map((p) => scrapeMetric(adminPort(p), "herald_webpush_key_agreement", { implementation: "native" })),
+    );
+    expect(nativeAgreement).toEqual([1, 1, 1]);
     expect(sends.reduce((a, b) => a + b, 0)).toBe(N);
     expect(outcomes.reduce((a, b) => a + b, 0)).toBe(N);
 

@@ -22,8 +22,8 @@ export const inlineEncryptor: Encryptor = {
 const MAX_BATCH = 32;
 
 /**
- * Encrypts on worker threads (piscina): a message costs 150–200 µs of CPU (a P-256 key
- * pair and a key agreement per message, RFC 8291), several times what sending it costs,
+ * Encrypts on worker threads (piscina): a message costs 100–200 µs of CPU (a P-256 key
+ * pair and a key agreement per message, RFC 8291; ece.ts), more than sending it costs,
  * so the event loop only hands messages over and sends, and every core encrypts.
  * Concurrent calls leave in batches (the runtime's Coalescer); each thread has one batch
  * running and one waiting, and calls beyond that wait in a bounded queue (the sender's

@@ -1,5 +1,8 @@
+import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { classify, topicFor } from "./webpush-provider.js";
+import type { PushTransport } from "./push-transport.js";
+import { VapidSigner } from "./vapid.js";
+import { classify, topicFor, WebPushProvider } from "./webpush-provider.js";
 
 describe("classify", () => {
   const res = (status: number, headers: Record<string, string> = {}) => ({ status, headers });
@@ -27,5 +30,16 @@ describe("topicFor", () => {
     const hashed = topicFor("a collapse id with spaces and more than thirty-two characters");
     expect(hashed).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(topicFor("a collapse id with spaces and more than thirty-two characters")).toBe(hashed);
+  });
+});
+
+describe("metrics", () => {
+  it("tell which key agreement encrypts: the native addon, once built", async () => {
+    const registry = new Registry();
+    new WebPushProvider({} as PushTransport, new VapidSigner(), {
+      allowPrivate: false,
+      allowedHosts: [],
+    }).registerMetrics(registry);
+    expect(await registry.metrics()).toContain('herald_webpush_key_agreement{implementation="native"} 1');
   });
 });
