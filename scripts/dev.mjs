@@ -75,7 +75,7 @@ async function main() {
   // The gateway serves console/dist at /console.
   ensureConsoleBuilt();
   // sender-webpush's key agreement; without a C compiler it runs on node:crypto, slower.
-  for (const problem of ensureNativeBuilt()) console.warn(`herald dev: ${problem}`);
+  for (const problem of ensureNativeBuilt({ install: true })) console.warn(`herald dev: ${problem}`);
   await ensureInfra();
   const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/herald";
   await ensureDatabase(databaseUrl);

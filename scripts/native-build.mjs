@@ -3,8 +3,9 @@
 // (services/sender-webpush/native/p256-agree.c, why it exists: its comment), into
 // native/build/ beside it, against the headers of the Node that runs this script. `npm run
 // build` runs it and fails without a C compiler (`--required`: the image must carry it);
-// `npm run dev` and `npm test` build it when missing or older than its source and, when
-// they cannot, go on: the sender then agrees keys with node:crypto, slower, and says so.
+// `npm run dev` and `npm test` build it when missing or older than its source (installing
+// Debian's gcc first when there is no compiler) and, when they cannot, go on: the sender
+// then agrees keys with node:crypto, slower, and says so.
 //
 // One compiler call instead of node-gyp: node-gyp wants Python and fetches Node's headers
 // from nodejs.org unless told where they are; a single C file against Node-API and the
@@ -15,6 +16,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { aptInstall, which } from "./debian-packages.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -38,7 +40,14 @@ function stale(addon) {
   return [path.join(root, addon.source), fileURLToPath(import.meta.url)].some((f) => statSync(f).mtimeMs > built);
 }
 
-function compile(addon) {
+/** The C compiler: $CC, or cc, installed from Debian's packages when missing and `install`. */
+function compiler(install) {
+  if (process.env.CC) return process.env.CC;
+  if (!which("cc") && install && process.platform === "linux" && which("apt-get")) aptInstall(["gcc", "libc6-dev"]);
+  return "cc";
+}
+
+function compile(addon, cc) {
   const headers = nodeHeaders();
   if (!existsSync(path.join(headers, "node_api.h"))) throw new Error(`Node's headers are not at ${headers}`);
   const output = path.join(root, addon.output);
@@ -46,7 +55,6 @@ function compile(addon) {
   // Node's symbols (Node-API, OpenSSL) resolve from the running node binary at load.
   const link = process.platform === "darwin" ? ["-bundle", "-undefined", "dynamic_lookup"] : ["-shared"];
   const args = ["-O2", "-fPIC", "-std=c11", "-Wall", "-Wextra", ...link, "-I", headers];
-  const cc = process.env.CC || "cc";
   const res = spawnSync(cc, [...args, "-o", output, path.join(root, addon.source)], { encoding: "utf8" });
   if (res.error) throw new Error(`no C compiler (${cc}): ${res.error.message}`);
   if (res.status !== 0) throw new Error(`${cc} failed on ${addon.source}:\n${res.stderr}`);
@@ -56,12 +64,12 @@ function compile(addon) {
  * Builds every addon that is missing or older than its source. Throws when one cannot be
  * built and `required`; otherwise answers the reasons, for the caller to print.
  */
-export function ensureNativeBuilt({ required = false, force = false } = {}) {
+export function ensureNativeBuilt({ required = false, force = false, install = false } = {}) {
   const problems = [];
   for (const addon of NATIVE_ADDONS) {
     if (!force && !stale(addon)) continue;
     try {
-      compile(addon);
+      compile(addon, compiler(install));
     } catch (err) {
       if (required) throw err;
       problems.push(`${addon.output}: ${err.message}`);

@@ -41,10 +41,16 @@ describe("deploy/Dockerfile", () => {
     }
   });
 
-  it("copies every script `npm run build` runs before it runs it", () => {
+  it("copies every script `npm run build` runs, and the scripts they import, before it runs it", () => {
     const build = JSON.parse(read("package.json")).scripts.build as string;
     const scripts = [...build.matchAll(/node (scripts\/[\w.-]+\.mjs)/g)].map((m) => m[1]!);
     expect(scripts).toContain("scripts/bundle.mjs");
+    for (const script of scripts) {
+      for (const [, imported] of read(script).matchAll(/^import .* from "\.\/([\w.-]+\.mjs)";$/gm)) {
+        if (!scripts.includes(`scripts/${imported}`)) scripts.push(`scripts/${imported}`);
+      }
+    }
+    expect(scripts).toContain("scripts/debian-packages.mjs");
     const run = dockerfile.indexOf("RUN npm run build");
     for (const script of scripts) {
       const copy = new RegExp(`^COPY .*\\b${script.replace(".", "\\.")}\\b`, "m").exec(dockerfile);

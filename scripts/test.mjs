@@ -21,7 +21,7 @@ try {
   // Debian's Go packages (installed here when missing).
   await ensureRenderer({ install: true });
   // sender-webpush's key agreement (a test checks that it loads).
-  for (const problem of ensureNativeBuilt()) console.warn(`npm test: ${problem}`);
+  for (const problem of ensureNativeBuilt({ install: true })) console.warn(`npm test: ${problem}`);
 } catch (err) {
   console.error(`npm test: ${err.message}`);
   process.exit(1);

@@ -44,9 +44,9 @@ const POINT_LENGTH = 65;
 const SHARED_SECRET = Buffer.alloc(32);
 
 /**
- * Encrypts one message (sync: the key pair and the key agreement cost ~75 µs of CPU with
- * the native addon on the latest benchmark machine, ~190 µs with node:crypto; the sender
- * runs this in worker threads, see encryptor.ts).
+ * Encrypts one message (sync: the key pair and the key agreement cost 58–62 µs of CPU
+ * with the native addon on the latest benchmark machine, 129–130 µs with node:crypto;
+ * the sender runs this in worker threads, see encryptor.ts).
  */
 export function encrypt(plaintext: Buffer, to: Subscriber): Buffer {
   if (plaintext.length > MAX_PLAINTEXT) throw new PayloadTooLargeError(plaintext.length);
