@@ -276,6 +276,8 @@ export async function senders(ctx: SendersContext): Promise<void> {
       const stack: BuiltStack = await startBuiltStack({
         releaseDir: ctx.releaseDir,
         roles: ["credential", role],
+        // The stub patches the pool's class: the sender must load it from tsc's output, not its bundle's copy.
+        unbundled: stubbed ? [role] : undefined,
         providers: { APNS_URL: sink.h2Url, FCM_URL: sink.h2Url, FCM_TOKEN_URL: `${sink.frontUrl}/token` },
         env,
         // The bench talks to the credential service itself (apps and platform configs).
