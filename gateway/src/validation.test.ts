@@ -214,3 +214,34 @@ describe("campaign list query", () => {
     expect(list({ per_page: "201" })).toBe(false);
   });
 });
+
+describe("input rules beyond the schema", () => {
+  const anyBody = validator({}, "body");
+  const firstError = (data: unknown) => {
+    expect(anyBody(data)).toBe(false);
+    return anyBody.errors?.[0];
+  };
+
+  it("accepts a body with nothing wrong and leaves no errors behind", () => {
+    expect(anyBody({ a: [1, "x", { b: null }], c: { d: 2.5 } })).toBe(true);
+    expect(anyBody.errors).toBeNull();
+  });
+
+  it("names the first bad value by its JSON pointer, through arrays and escaped keys", () => {
+    expect(firstError({ a: [1, { "b/c~d": ["ok", "n\u0000ul"] }] })).toMatchObject({
+      keyword: "input",
+      instancePath: "/a/1/b~1c~0d/1",
+      message: "must not contain NUL characters",
+    });
+    expect(firstError({ x: { y: Number.POSITIVE_INFINITY } })).toMatchObject({
+      instancePath: "/x/y",
+      message: "must be a finite number",
+    });
+    // A key holding a NUL is named by the object that holds it.
+    expect(firstError({ x: { "k\u0000": 1 } })).toMatchObject({
+      instancePath: "/x",
+      message: "must not have a key with a NUL character",
+    });
+    expect(firstError(["a", "\u0000"])).toMatchObject({ instancePath: "/1" });
+  });
+});

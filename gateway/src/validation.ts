@@ -71,27 +71,54 @@ export function withInputRules(validate: Validate): Validate {
       checked.errors = validate.errors;
       return false;
     }
-    const bad = findBadValue(data, "");
-    checked.errors = bad ? [bad] : null;
+    const bad = findBadValue(data);
+    checked.errors = bad ? [violation(pointerOf(bad.keys), bad.message)] : null;
     return bad === undefined;
   }) as Validate;
   return checked;
 }
 
-function findBadValue(value: unknown, path: string, depth = 0): ErrorObject | undefined {
+/** A rule broken, with the keys from the bad value up to the root (innermost first). */
+interface BadValue {
+  message: string;
+  keys: string[];
+}
+
+/**
+ * The first value that breaks a rule. Every request body passes through here, so a value's
+ * path is built only once one is found, on the way back up, not for every key visited.
+ */
+function findBadValue(value: unknown, depth = 0): BadValue | undefined {
   if (typeof value === "string") {
-    return value.includes("\u0000") ? violation(path, "must not contain NUL characters") : undefined;
+    return value.includes("\u0000") ? { message: "must not contain NUL characters", keys: [] } : undefined;
   }
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : violation(path, "must be a finite number");
+  if (typeof value === "number") {
+    return Number.isFinite(value) ? undefined : { message: "must be a finite number", keys: [] };
+  }
   if (value === null || typeof value !== "object" || depth > 64) return undefined;
-  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-    const key = String(k);
-    if (key.includes("\u0000")) return violation(path, "must not have a key with a NUL character");
-    const bad = findBadValue(v, `${path}/${pointerSegment(key)}`, depth + 1);
-    if (bad) return bad;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = findBadValue(value[i], depth + 1);
+      if (bad) return within(bad, String(i));
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (key.includes("\u0000")) return { message: "must not have a key with a NUL character", keys: [] };
+    const bad = findBadValue((value as Record<string, unknown>)[key], depth + 1);
+    if (bad) return within(bad, key);
   }
   return undefined;
 }
+
+function within(bad: BadValue, key: string): BadValue {
+  bad.keys.push(key);
+  return bad;
+}
+
+/** The JSON pointer (RFC 6901) of a value from its keys, innermost first. */
+const pointerOf = (keys: string[]): string => keys.reduceRight((at, key) => `${at}/${pointerSegment(key)}`, "");
 
 const violation = (instancePath: string, message: string): ErrorObject => ({
   keyword: "input",
