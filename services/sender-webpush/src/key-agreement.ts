@@ -2,7 +2,8 @@
 // subscription's p256dh key. Done by the native addon (native/p256-agree.c, built by
 // scripts/native-build.mjs with `npm run build`, `npm run dev` and `npm test`) when it is
 // built, else by node:crypto, whose key agreement costs about twice as much CPU (why: the
-// addon's comment; the sender spends ~40 % more per message). The sender logs which one runs at start-up.
+// addon's comment; the sender spends ~40 % more per message). The sender logs which one
+// runs at start-up and reports it as a metric (webpush-provider.ts).
 import { createECDH } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
