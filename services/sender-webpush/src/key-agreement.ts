@@ -7,7 +7,11 @@
 import { createECDH } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { packageDir } from "@herald/runtime";
+// Not the runtime's index: every encryption thread loads this module, and from sources or
+// tsc's output the index brings PostgreSQL, NATS and Connect along (the worker's module
+// took 537 ms and 60 MB under tsx with it, 156 ms and 30 MB without); the production
+// bundle tree-shakes them, dev mode does not.
+import { packageDir } from "@herald/runtime/package-dir";
 
 /** Where `npm run build` puts the addon, relative to this workspace (scripts/native-build.mjs). */
 export const NATIVE_ADDON = "native/build/p256-agree.node";
