@@ -45,17 +45,17 @@ static void free_state(napi_env env, void *data, void *hint) {
   free(s);
 }
 
-static int buffer_of(napi_env env, napi_value value, unsigned char **data, size_t length) {
+// The bytes of a Buffer argument and their count; 0 when the value is no Buffer.
+static int buffer_of(napi_env env, napi_value value, unsigned char **data, size_t *length) {
   bool is_buffer = false;
-  size_t actual = 0;
   void *bytes = NULL;
   if (napi_is_buffer(env, value, &is_buffer) != napi_ok || !is_buffer) return 0;
-  if (napi_get_buffer_info(env, value, &bytes, &actual) != napi_ok || actual != length) return 0;
+  if (napi_get_buffer_info(env, value, &bytes, length) != napi_ok) return 0;
   *data = bytes;
   return 1;
 }
 
-// agree(subscriberPublic: Buffer(65), senderPublicOut: Buffer(65), secretOut: Buffer(32)):
+// agree(subscriberPublic: Buffer, senderPublicOut: Buffer(65), secretOut: Buffer(32)):
 // 0 agreed (both outputs written), 1 the subscriber's key is not a P-256 point, 2 OpenSSL
 // failed otherwise. Throws a TypeError for arguments of the wrong kind or length.
 static napi_value agree(napi_env env, napi_callback_info info) {
@@ -63,25 +63,22 @@ static napi_value agree(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   state_t *s = NULL;
   napi_value result;
-  unsigned char *peer_out, *public_out, *secret_out;
-  size_t peer_length = 0;
-  void *peer_bytes = NULL;
-  bool is_buffer = false;
+  unsigned char *peer, *public_out, *secret_out;
+  size_t peer_length = 0, public_length = 0, secret_length = 0;
   int status;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&s) != napi_ok || argc != 3) {
     napi_throw_type_error(env, NULL, "agree(subscriberPublic, senderPublicOut, secretOut)");
     return NULL;
   }
-  if (napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer ||
-      napi_get_buffer_info(env, argv[0], &peer_bytes, &peer_length) != napi_ok ||
-      !buffer_of(env, argv[1], &public_out, POINT_LENGTH) || !buffer_of(env, argv[2], &secret_out, SECRET_LENGTH)) {
+  if (!buffer_of(env, argv[0], &peer, &peer_length) || !buffer_of(env, argv[1], &public_out, &public_length) ||
+      !buffer_of(env, argv[2], &secret_out, &secret_length) || public_length != POINT_LENGTH ||
+      secret_length != SECRET_LENGTH) {
     napi_throw_type_error(env, NULL, "agree: a Buffer key and outputs of 65 and 32 bytes");
     return NULL;
   }
-  peer_out = peer_bytes;
   // Only an uncompressed point (0x04 ‖ x ‖ y) is a p256dh key (RFC 8291 §3.1).
-  if (peer_length != POINT_LENGTH || peer_out[0] != POINT_CONVERSION_UNCOMPRESSED ||
-      !EC_POINT_oct2point(s->group, s->peer, peer_out, peer_length, s->bn)) {
+  if (peer_length != POINT_LENGTH || peer[0] != POINT_CONVERSION_UNCOMPRESSED ||
+      !EC_POINT_oct2point(s->group, s->peer, peer, peer_length, s->bn)) {
     status = INVALID_PEER;
   } else if (EC_KEY_generate_key(s->key) &&
              EC_POINT_point2oct(s->group, EC_KEY_get0_public_key(s->key), POINT_CONVERSION_UNCOMPRESSED, public_out,
