@@ -58,6 +58,8 @@ function compile(addon, cc) {
   const res = spawnSync(cc, [...args, "-o", output, path.join(root, addon.source)], { encoding: "utf8" });
   if (res.error) throw new Error(`no C compiler (${cc}): ${res.error.message}`);
   if (res.status !== 0) throw new Error(`${cc} failed on ${addon.source}:\n${res.stderr}`);
+  // Warnings of a build that succeeded are still shown.
+  if (res.stderr) process.stderr.write(res.stderr);
 }
 
 /**
