@@ -1,10 +1,12 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import pg from "pg";
 
 // The bare limit of device registration on this machine: fastify and one pg upsert into
 // the registry's own table, nothing else (no auth, no rate limit, no RPC hop, no
 // validation beyond the shape). The ingest benchmark runs Herald and this side by side.
+// POST /floor answers the same request without the database: what HTTP alone costs, the
+// ceiling of any registration endpoint under the same load generator on this machine.
 //   BARE_PORT, DATABASE_URL (the bench database, device_registry schema)
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const app = Fastify();
@@ -23,6 +25,11 @@ app.post<{ Body: { app_id: string; push_token: string; platform: string; languag
     return rows[0];
   },
 );
+
+app.post<{ Body: { push_token: string } }>("/floor", async (request) => ({
+  id: randomUUID(),
+  created: request.body.push_token.length > 0,
+}));
 
 await app.listen({ port: Number(process.env.BARE_PORT), host: "127.0.0.1" });
 process.on(
