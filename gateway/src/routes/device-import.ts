@@ -28,7 +28,7 @@ interface ImportCounts {
 /**
  * POST /v1/devices/import: NDJSON of register bodies, streamed (bounded memory whatever
  * the size), validated line by line like POST /v1/devices/register, upserted by the
- * registry 1,000 at a time with two batches in flight.
+ * registry 1,000 at a time with up to four batches in flight.
  */
 export function registerDeviceImportRoute(scope: FastifyInstance, deps: RouteDeps): void {
   const compile = scope.validatorCompiler;
