@@ -32,6 +32,7 @@ export async function startRegistry(env: Record<string, string> = {}) {
     app,
     client: rpc.client,
     pool,
+    schema,
     names,
     natsUrl: infra.natsUrl,
     async stop() {

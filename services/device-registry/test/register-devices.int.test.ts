@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Platform } from "@herald/proto/common";
 import type { RegisterDeviceResult } from "@herald/proto/device";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPool } from "@herald/runtime";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PgDeviceStore } from "../src/store.js";
 import { startRegistry, type Registry } from "./harness.js";
 
 // RegisterDevices: many registrations in one statement, each exactly as RegisterDevice.
@@ -146,5 +148,27 @@ describe("RegisterDevices", () => {
   it("refuses more than 1,000 registrations in one call", async () => {
     const devices = Array.from({ length: 1_001 }, () => ({ appId, pushToken: iosToken(), platform: Platform.IOS }));
     await expect(r.client.registerDevices({ devices })).rejects.toThrow(/at most 1000/);
+  });
+
+  it("prepares its write statements once per connection instead of planning each call", async () => {
+    const pool = createPool({ url: inject("infra").databaseUrl, schema: r.schema, max: 1 });
+    try {
+      const store = new PgDeviceStore(pool);
+      const device = () => ({ appId, pushToken: iosToken(), platform: "ios" as const });
+      await store.registerMany([device(), device()]);
+      await store.registerMany([device()]);
+      await store.importDevices(appId, [device()]);
+      await store.registerMany([device(), device()]);
+      const { rows } = await pool.query<{ name: string }>(
+        "SELECT name FROM pg_prepared_statements WHERE NOT from_sql ORDER BY name",
+      );
+      expect(rows.map((row) => row.name)).toEqual([
+        "device_registry.import",
+        "device_registry.register",
+        "device_registry.register_batch",
+      ]);
+    } finally {
+      await pool.end();
+    }
   });
 });
