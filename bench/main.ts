@@ -34,13 +34,13 @@ async function main() {
     build: true,
     preferOffline: true,
   });
-  // The staging's install leaves hundreds of MB to write back; PostgreSQL's commits would
-  // wait behind that writeback in the first measured round.
+  const id = `bench_${Date.now().toString(36)}`;
+  const databaseUrl = await freshDatabase("herald_bench");
+  // The staging's install and the new database leave hundreds of MB to write back;
+  // PostgreSQL's commits would wait behind that writeback in the first measured round.
   const t0 = performance.now();
   execFileSync("sync");
   console.log(`bench: release staged, written back to disk in ${Math.round(performance.now() - t0)} ms`);
-  const id = `bench_${Date.now().toString(36)}`;
-  const databaseUrl = await freshDatabase("herald_bench");
   const otlp = await startOtlpReceiver(0, { countOnly: true });
   const apiKey = `hk_live_${randomBytes(30).toString("hex").slice(0, 40)}`;
   const env = {
