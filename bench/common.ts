@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { DEFAULT_URLS } from "../test/support/infra-urls.js";
@@ -21,6 +22,10 @@ export const ROUNDS = option("rounds", QUICK ? 1 : 3);
 export const root = path.resolve(import.meta.dirname, "..");
 /** The Herald processes' output, a folder per stack (bench/herald-stack.ts); `.herald/` is not committed. */
 export const LOG_DIR = path.join(root, ".herald", "bench-logs", new Date().toISOString().replace(/[:.]/g, "-"));
+
+export const CORES = os.cpus().length;
+/** The rate at which work costing `cpuSeconds` of CPU per `per` units would fill every core. */
+export const cpuBound = (cpuSeconds: number, per: number) => (CORES * per) / cpuSeconds;
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

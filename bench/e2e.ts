@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createECDH, randomBytes } from "node:crypto";
-import os from "node:os";
 import { DEFAULT_PORTS, heraldProcesses, SOURCE_NODE_ARGS } from "../scripts/processes.mjs";
 import { apnsPlatformConfig, makeApnsKey, makeServiceAccount } from "../test/support/credential-fixtures.js";
 import type { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { seedRegistryDevices } from "../test/support/registry-seed.js";
 import { freePort, restClient } from "../test/support/stack.js";
 import { untilServing } from "../test/support/wait.js";
-import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
+import { CORES, cpuBound, median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
 import { runPeerChild } from "./peer-child.js";
 import { cpuOfNamed, cpuSeconds, INFRA_PROCESSES, peakRss } from "./proc-stats.js";
@@ -578,7 +577,7 @@ function report(chosen: Variant[], runs: Run[]) {
     "## End to end: POST /v1/push/send → completed",
     "",
     `Built processes (${ROLES.join(", ")}) on Node ${process.version}, a lean sink of all three push services ` +
-      `in its own process (bench/push-sink.ts), ${ROUNDS} interleaved round(s), medians, ${os.cpus().length} cores. ` +
+      `in its own process (bench/push-sink.ts), ${ROUNDS} interleaved round(s), medians, ${CORES} cores. ` +
       "Latencies are from the POST to the sink's receipt of a notification: the first, the median and the 99th percentile. " +
       "CPU is that of the Herald processes (node-apn's process on its row); infra CPU that of NATS, PostgreSQL and " +
       "Redis over the same time; receiver CPU that of the push sink (of the provider simulator on the memory row, " +
@@ -630,13 +629,12 @@ function report(chosen: Variant[], runs: Run[]) {
     const senders = Object.keys(iosRow.cpuPer10kBy).filter((n) => n.startsWith("sender-"));
     const senderPer10k = senders.reduce((n, name) => n + (iosRow.cpuPer10kBy[name] ?? 0), 0);
     const rest = iosRow.cpuPer10k - senderPer10k + iosRow.infraCpuPer10k;
-    const cores = os.cpus().length;
-    const ceiling = (cores * 10_000) / (rest + iosRow.sinkCpuPer10k);
+    const ceiling = cpuBound(rest + iosRow.sinkCpuPer10k, 10_000);
     lines.push(
       "",
       `What a faster sender could reach: per 10k notifications the rest of the pipeline (gateway, campaign, registry, ` +
         `credential, NATS, PostgreSQL, Redis) spends ${rest.toFixed(2)} CPU s and the sink ${iosRow.sinkCpuPer10k.toFixed(2)} s; ` +
-        `with a sender that cost nothing, ${cores} cores would carry at most ${Math.round(ceiling)}/s ` +
+        `with a sender that cost nothing, ${CORES} cores would carry at most ${Math.round(ceiling)}/s ` +
         `(× ${(ceiling / peer.perSecond).toFixed(2)} node-apn direct, which needs ${peer.cpuPer10k.toFixed(2)} s of its own ` +
         `and ${peer.sinkCpuPer10k.toFixed(2)} s of the sink's).`,
     );

@@ -1,12 +1,11 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import os from "node:os";
 import { Readable } from "node:stream";
 import { SOURCE_NODE_ARGS } from "../scripts/processes.mjs";
 import { assertRunning, waitUntil } from "../test/support/wait.js";
 import { freePort, restClient } from "../test/support/stack.js";
-import { median, option, QUICK, ROUNDS, root, writeResult } from "./common.js";
+import { CORES, cpuBound, median, option, QUICK, ROUNDS, root, writeResult } from "./common.js";
 import { startBuiltStack } from "./herald-stack.js";
 import { closedLoop, type LoadResult } from "./load.js";
 import { cpuOfNamed, cpuSeconds, INFRA_PROCESSES, peakRss } from "./proc-stats.js";
@@ -27,7 +26,6 @@ const SECONDS = option("seconds", QUICK ? 5 : 10);
  */
 const WARM_SECONDS = option("warm", QUICK ? 2 : 15);
 const CONCURRENCY = 64;
-const CORES = os.cpus().length;
 const IMPORT_LINES = QUICK ? 20_000 : 200_000;
 
 export interface IngestContext {
@@ -75,6 +73,9 @@ export async function ingest(ctx: IngestContext): Promise<void> {
     push_token: token(tag, i),
     language: "en",
   });
+  /** Registrations from 64 connections for `seconds`, each a new device of the tag's. */
+  const loadAt = (url: string, headers: Record<string, string>) => (tag: string, seconds: number) =>
+    closedLoop({ url, headers, body: body(tag), concurrency: CONCURRENCY, seconds, ok: 200 });
   const sides = {
     herald: async (round: number): Promise<IngestRun> => {
       const stack = await startBuiltStack({
@@ -99,23 +100,14 @@ export async function ingest(ctx: IngestContext): Promise<void> {
           });
           key = k.body.secret as string;
         }
-        const load = (tag: string, seconds: number) =>
-          closedLoop({
-            url: `${stack.gatewayUrl}/v1/devices/register`,
-            headers: { authorization: `Bearer ${key}` },
-            body: body(tag),
-            concurrency: CONCURRENCY,
-            seconds,
-            ok: 200,
-          });
+        const load = loadAt(`${stack.gatewayUrl}/v1/devices/register`, { authorization: `Bearer ${key}` });
         // A registry in production is not empty: below some 30,000 rows PostgreSQL plans the
         // batch statement's join as a sequential scan of the table, which cost it 3–4 × per
         // registration in a fresh database's first round (Herald's alone: the bare
-        // upsert has no join to plan). Seeded by an unmeasured import (round -1: its own tokens)
-        // of 50,000 devices, little enough not to bring PostgreSQL's next checkpoint much closer.
-        if (round === 0 && !QUICK) await importFile(stack.gatewayUrl, key!, appId, stack.pids(), -1, 50_000);
-        await load(`herald-warm-${round}`, WARM_SECONDS);
+        // upsert has no join to plan). Seeded by an unmeasured import of 50,000 devices.
         const pids = stack.pids();
+        if (round === 0 && !QUICK) await importFile(stack.gatewayUrl, key!, appId, pids, "seed", 50_000);
+        await load(`herald-warm-${round}`, WARM_SECONDS);
         const rss = peakRss(pids);
         const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
         const shared = sharedCpu();
@@ -125,7 +117,7 @@ export async function ingest(ctx: IngestContext): Promise<void> {
         const sharedPer1k = shared.stop(result.requests);
         const peaks = rss.stop();
         console.log(`  CPU s by process: ${JSON.stringify(cpuOf)}; peak RSS MB: ${JSON.stringify(peaks)}`);
-        imports.push(await importFile(stack.gatewayUrl, key!, appId, pids, round));
+        imports.push({ round, ...(await importFile(stack.gatewayUrl, key!, appId, pids, `import-${round}`)) });
         return {
           side: "Herald gateway → registry",
           round,
@@ -162,15 +154,7 @@ export async function ingest(ctx: IngestContext): Promise<void> {
         },
         10_000,
       );
-      const load = (tag: string, seconds: number) =>
-        closedLoop({
-          url: `http://127.0.0.1:${port}${path}`,
-          headers: {},
-          body: body(tag),
-          concurrency: CONCURRENCY,
-          seconds,
-          ok: 200,
-        });
+      const load = loadAt(`http://127.0.0.1:${port}${path}`, {});
       await load(`bare-warm-${round}`, WARM_SECONDS);
       const rss = peakRss({ bare: child.pid! });
       const cpu0 = cpuSeconds(child.pid!);
@@ -218,9 +202,9 @@ async function importFile(
   key: string,
   appId: string,
   pids: Record<string, number>,
-  round: number,
+  tag: string,
   lines = IMPORT_LINES,
-): Promise<ImportRun> {
+): Promise<Omit<ImportRun, "round">> {
   let i = 0;
   const file = new Readable({
     read() {
@@ -228,7 +212,7 @@ async function importFile(
       for (let n = 0; n < 2_000 && i < lines; n++, i++) {
         chunk.push(
           JSON.stringify({
-            push_token: token(`import-${round}`, i),
+            push_token: token(tag, i),
             platform: "ios",
             language: "en",
             tags: ["imported"],
@@ -257,7 +241,6 @@ async function importFile(
     throw new Error(`import answered ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
   }
   return {
-    round,
     lines,
     seconds,
     perSecond: lines / seconds,
@@ -327,7 +310,7 @@ function report(runs: IngestRun[], imports: ImportRun[]) {
       (r) =>
         `| ${r.side} | ${Math.round(r.perSecond)} | ${(r.perSecond / bare.perSecond).toFixed(2)} | ${r.p50Ms.toFixed(1)} | ` +
         `${r.p99Ms.toFixed(1)} | ${r.cpuPer1k.toFixed(2)} | ${r.infraCpuPer1k.toFixed(2)} | ${r.loadCpuPer1k.toFixed(2)} | ` +
-        `${Math.round((CORES * 1000) / (r.cpuPer1k + r.infraCpuPer1k + r.loadCpuPer1k))} | ${Math.round(r.peakRssMb)} | ${r.errors} |`,
+        `${Math.round(cpuBound(r.cpuPer1k + r.infraCpuPer1k + r.loadCpuPer1k, 1000))} | ${Math.round(r.peakRssMb)} | ${r.errors} |`,
     ),
     "",
     `Bulk import: POST /v1/devices/import, ${IMPORT_LINES.toLocaleString("en")} NDJSON lines streamed, ` +

@@ -1,14 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import os from "node:os";
 import path from "node:path";
 import { stageRelease } from "../scripts/stage-release.mjs";
 import { caBundle, ensureSimulatorCa } from "../scripts/trust.mjs";
 import { DEFAULT_URLS } from "../test/support/infra-urls.js";
 import { deleteNamespaceStreams } from "../test/support/nats-streams.js";
 import { startOtlpReceiver } from "../test/support/otlp-receiver.js";
-import { freshDatabase, QUICK, ROUNDS, root, text } from "./common.js";
+import { CORES, freshDatabase, QUICK, ROUNDS, root, text } from "./common.js";
 import { e2e } from "./e2e.js";
 import { ingest } from "./ingest.js";
 import { senders } from "./senders.js";
@@ -28,7 +27,7 @@ const SCENARIO = text("scenario", "all");
 const runs = (name: string) => SCENARIO === name || (SCENARIO === "all" && name !== "soak");
 
 async function main() {
-  console.log(`bench: ${QUICK ? "quick, " : ""}${ROUNDS} round(s), Node ${process.version}, ${os.cpus().length} cores`);
+  console.log(`bench: ${QUICK ? "quick, " : ""}${ROUNDS} round(s), Node ${process.version}, ${CORES} cores`);
   // Per run: two benchmarks at once (say, of two worktrees' helpers) must not share one.
   const releaseDir = stageRelease(path.join(root, `.herald/bench-release-${process.pid}`), {
     build: true,

@@ -25,7 +25,7 @@ import { fcmMessage, sendBody } from "../services/sender-fcm/src/fcm-message.js"
 import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../test/support/credential-fixtures.js";
 import { deleteNamespaceStreams } from "../test/support/nats-streams.js";
 import { freePort } from "../test/support/stack.js";
-import { median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
+import { CORES, median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
 import { runPeerChild } from "./peer-child.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
 import { ensureNghttp, h2load, type H2loadResult, type Sink, startSink } from "./nghttp-sink.js";
@@ -671,7 +671,7 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
       "devices straight into JetStream, timed from the first publish until the OutcomeBatch messages account for every " +
       "device; each peer and the raw client in its own plain-Node process. Same sink, same payload, " +
       `${IN_FLIGHT} in flight on every side (SENDER_MAX_IN_FLIGHT's default). ${ROUNDS} interleaved round(s), medians. ` +
-      `Node ${process.version}, ${os.cpus().length} cores; 1-minute load average ` +
+      `Node ${process.version}, ${CORES} cores; 1-minute load average ` +
       `${Math.min(...runs.map((r) => r.load1)).toFixed(1)}–${Math.max(...runs.map((r) => r.load1)).toFixed(1)} ` +
       "at the end of the runs (anything else running on the machine shares its cores).",
     "",
