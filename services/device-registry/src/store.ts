@@ -1,6 +1,7 @@
 import type { Pool } from "@herald/runtime";
 import { audienceCountQuery, audiencePageQuery, type Audience } from "./audience-query.js";
 import { deviceListWhere, type DeviceListFilter } from "./device-list.js";
+import { batchUpsert, byShape, rowKey, type UpsertKind, upsertRecord } from "./batch-upsert.js";
 import { tokenHash, type DevicePlatform } from "./push-token.js";
 
 export interface DeviceRow {
@@ -86,25 +87,6 @@ export interface DeviceStore {
 const DEVICE_COLUMNS =
   "id, app_id, platform, push_token, external_id, language, timezone, app_version, tags, opted_in, invalid, created_at, updated_at";
 
-/** One registration as a row of jsonb_to_recordset($n::jsonb) AS x(${RECORD_COLUMNS}). */
-const RECORD_COLUMNS =
-  "i int, a uuid, h text, t text, p text, se boolean, e text, sl boolean, l text, sz boolean, z text, sv boolean, v text, tg jsonb";
-const record = (r: Registration, i: number) => ({
-  i,
-  a: r.appId,
-  h: tokenHash(r.pushToken).toString("hex"),
-  t: r.pushToken,
-  p: r.platform,
-  se: r.externalId !== undefined,
-  e: r.externalId ?? null,
-  sl: r.language !== undefined,
-  l: r.language ?? null,
-  sz: r.timezone !== undefined,
-  z: r.timezone ?? null,
-  sv: r.appVersion !== undefined,
-  v: r.appVersion ?? null,
-  tg: r.tags ?? null,
-});
 const columnsOf = (table: string) =>
   DEVICE_COLUMNS.split(", ")
     .map((c) => `${table}.${c}`)
@@ -112,16 +94,19 @@ const columnsOf = (table: string) =>
 
 /** Deadlock, serialization failure: the batch statement lost a race; its rows are retried one by one. */
 const RACE_CODES = new Set(["40P01", "40001"]);
+/** How many times an import batch that lost a race is run before the call fails. */
+const IMPORT_ATTEMPTS = 3;
 
 // For each optional column: a flag parameter says whether the write sets it.
 const keepOrSet = (column: string, flag: number, value: string) =>
   `${column} = CASE WHEN $${flag}::boolean THEN ${value} ELSE devices.${column} END`;
 
-// The registry's write statements, prepared: pg parses a named statement once per
-// connection and PostgreSQL plans it from its cache, where a plain query is parsed,
-// analysed and planned on every call. A batch of 32 registrations cost PostgreSQL 2.8
-// instead of 3.9–4.9 ms of CPU, an import batch of 1,000 rows 55 instead of 58–67 ms
-// (docs/operations.md, "Production infrastructure": what a pooler must allow).
+// register()'s statement is prepared, as are the batch upserts (batch-upsert.ts): pg parses
+// a named statement once per connection and PostgreSQL plans it from its cache, where a
+// plain query is parsed, analysed and planned on every call. A batch of 32 registrations
+// cost PostgreSQL 2.8 instead of 3.9–4.9 ms of CPU, an import batch of 1,000 rows 55
+// instead of 58–67 ms (docs/operations.md, "Production infrastructure": what a pooler
+// must allow).
 
 /** register()'s statement. */
 const REGISTER = {
@@ -141,70 +126,6 @@ const REGISTER = {
    RETURNING ${DEVICE_COLUMNS}, (xmax = 0) AS created`,
 };
 
-/** registerBatch()'s statement. */
-const REGISTER_BATCH = {
-  name: "device_registry.register_batch",
-  text: `WITH input AS (
-     SELECT x.*, decode(x.h, 'hex') AS token_hash FROM jsonb_to_recordset($1::jsonb) AS x(${RECORD_COLUMNS})
-   ), updated AS (
-     UPDATE devices d SET
-       push_token = x.t, platform = x.p,
-       external_id = CASE WHEN x.se THEN x.e ELSE d.external_id END,
-       language = CASE WHEN x.sl THEN x.l ELSE d.language END,
-       timezone = CASE WHEN x.sz THEN x.z ELSE d.timezone END,
-       app_version = CASE WHEN x.sv THEN x.v ELSE d.app_version END,
-       tags = CASE WHEN x.tg IS NULL THEN d.tags ELSE ARRAY(SELECT jsonb_array_elements_text(x.tg)) END,
-       invalid = false, invalid_reason = NULL, invalidated_at = NULL,
-       registered_at = now(), updated_at = now()
-     FROM input x
-     WHERE d.app_id = x.a AND d.token_hash = x.token_hash
-     RETURNING x.i, ${columnsOf("d")}, false AS created
-   ), inserted AS (
-     INSERT INTO devices (app_id, token_hash, push_token, platform, external_id, language, timezone, app_version, tags)
-     SELECT x.a, x.token_hash, x.t, x.p, x.e, x.l, x.z, x.v, ARRAY(SELECT jsonb_array_elements_text(x.tg))
-     FROM input x WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.i = x.i)
-     ORDER BY x.i
-     ON CONFLICT (app_id, token_hash) DO NOTHING
-     RETURNING ${DEVICE_COLUMNS}, token_hash
-   )
-   SELECT * FROM updated
-   UNION ALL
-   SELECT x.i, ${columnsOf("n")}, true AS created
-   FROM inserted n JOIN input x ON x.a = n.app_id AND x.token_hash = n.token_hash`,
-};
-
-/** importDevices()'s statement. */
-const IMPORT = {
-  name: "device_registry.import",
-  text: `WITH input AS (
-     SELECT * FROM jsonb_to_recordset($2::jsonb) AS x(${RECORD_COLUMNS})
-   ), merged AS (
-     SELECT x.i, decode(x.h, 'hex') AS token_hash, x.t, x.p,
-            CASE WHEN x.se THEN x.e ELSE d.external_id END AS external_id,
-            CASE WHEN x.sl THEN x.l ELSE d.language END AS language,
-            CASE WHEN x.sz THEN x.z ELSE d.timezone END AS timezone,
-            CASE WHEN x.sv THEN x.v ELSE d.app_version END AS app_version,
-            CASE WHEN x.tg IS NULL THEN COALESCE(d.tags, '{}')
-                 ELSE ARRAY(SELECT jsonb_array_elements_text(x.tg)) END AS tags
-     FROM input x
-     LEFT JOIN devices d ON d.app_id = $1 AND d.token_hash = decode(x.h, 'hex')
-   ), written AS (
-     INSERT INTO devices AS d (app_id, token_hash, push_token, platform, external_id, language, timezone,
-                               app_version, tags)
-     SELECT $1, token_hash, t, p, external_id, language, timezone, app_version, tags FROM merged
-     ON CONFLICT (app_id, token_hash) DO UPDATE SET
-       push_token = EXCLUDED.push_token, platform = EXCLUDED.platform, external_id = EXCLUDED.external_id,
-       language = EXCLUDED.language, timezone = EXCLUDED.timezone, app_version = EXCLUDED.app_version,
-       tags = EXCLUDED.tags, invalid = false, invalid_reason = NULL, invalidated_at = NULL,
-       registered_at = now(), updated_at = now()
-     WHERE (d.push_token, d.platform, d.external_id, d.language, d.timezone, d.app_version, d.tags, d.invalid)
-           IS DISTINCT FROM (EXCLUDED.push_token, EXCLUDED.platform, EXCLUDED.external_id, EXCLUDED.language,
-                             EXCLUDED.timezone, EXCLUDED.app_version, EXCLUDED.tags, false)
-     RETURNING d.token_hash, (xmax = 0) AS created
-   )
-   SELECT m.i, w.created FROM written w JOIN merged m ON m.token_hash = w.token_hash`,
-};
-
 export class PgDeviceStore implements DeviceStore {
   constructor(private readonly pool: Pool) {}
 
@@ -218,36 +139,49 @@ export class PgDeviceStore implements DeviceStore {
       if (!seen.has(key)) first.push(i);
       seen.add(key);
     });
-    if (first.length > 1) {
-      for (const row of await this.registerBatch(first.map((i) => record(registrations[i]!, i)))) {
-        const { i, created, ...device } = row;
-        out[i] = { device, created };
-      }
+    for (const [shape, group] of byShape(registrations, first)) {
+      if (group.length < 2) continue;
+      const rows = await this.upsertBatch<DeviceRow & { token_hash: string; created: boolean }>(
+        "register_batch",
+        shape,
+        columnsOf("d"),
+        group.map((i) => registrations[i]!),
+      );
+      if (!rows) continue;
+      rows.forEach(({ i, row: { token_hash, created, ...device } }) => {
+        out[group[i]!] = { device, created };
+      });
     }
-    // Single registrations, repeated tokens, and rows a concurrent write raced (inserted
-    // after this statement's snapshot): the exact single-row upsert.
+    // Single registrations, repeated tokens, and batches that lost a race: the exact
+    // single-row upsert.
     for (let i = 0; i < registrations.length; i++) out[i] ??= await this.register(registrations[i]!);
     return out as Registered[];
   }
 
   /**
-   * Updates the known tokens, then inserts the rest, in one statement and one commit. A
-   * row another transaction inserted meanwhile is neither (DO NOTHING): the caller
-   * retries it with register(). Rows come back with the index of their input.
+   * One batch upsert of registrations of one shape (batch-upsert.ts): each returned row
+   * with the index of its registration. Undefined when the statement lost a race
+   * (deadlock): the caller writes its rows one by one.
    */
-  private async registerBatch(
-    input: ReturnType<typeof record>[],
-  ): Promise<(DeviceRow & { i: number; created: boolean })[]> {
+  private async upsertBatch<Row extends { app_id: string; token_hash: string; created: boolean }>(
+    kind: UpsertKind,
+    shape: number,
+    returning: string,
+    registrations: readonly Registration[],
+  ): Promise<{ i: number; row: Row }[] | undefined> {
+    const input = registrations.map(upsertRecord);
+    let rows: Row[];
     try {
-      const { rows } = await this.pool.query<DeviceRow & { i: number; created: boolean }>({
-        ...REGISTER_BATCH,
+      ({ rows } = await this.pool.query<Row>({
+        ...batchUpsert(kind, shape, returning),
         values: [JSON.stringify(input)],
-      });
-      return rows;
+      }));
     } catch (err) {
-      if (RACE_CODES.has((err as { code?: string }).code ?? "")) return [];
+      if (RACE_CODES.has((err as { code?: string }).code ?? "")) return undefined;
       throw err;
     }
+    const indexOf = new Map(input.map((x, i) => [rowKey(x.a, x.h), i]));
+    return rows.map((row) => ({ i: indexOf.get(rowKey(row.app_id, row.token_hash))!, row }));
   }
 
   async register(r: Registration): Promise<Registered> {
@@ -262,18 +196,18 @@ export class PgDeviceStore implements DeviceStore {
   }
 
   async importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]> {
-    if (registrations.length === 0) return [];
-    // One row per registration, with a "set" flag per optional field: unset keeps the
-    // stored value, as in register(). The stored values are merged in before the upsert
-    // (one snapshot read), so that a row whose values would not change is not written at
-    // all (the WHERE of DO UPDATE): a repeated import changes nothing.
-    const input = registrations.map(record);
-    const { rows } = await this.pool.query<{ i: number; created: boolean }>({
-      ...IMPORT,
-      values: [appId, JSON.stringify(input)],
-    });
     const out: ImportWrite[] = registrations.map(() => "unchanged");
-    for (const r of rows) out[r.i] = r.created ? "created" : "updated";
+    for (const [shape, group] of byShape(registrations, registrations.keys())) {
+      const batch = group.map((i) => ({ ...registrations[i]!, appId }));
+      // A batch that lost a race (deadlock with a concurrent write of its tokens) was
+      // rolled back whole: it is run again, a few times.
+      let rows = await this.upsertBatch("import", shape, "d.app_id", batch);
+      for (let attempt = 1; !rows; attempt++) {
+        if (attempt === IMPORT_ATTEMPTS) throw new Error(`import batch lost ${attempt} races with concurrent writes`);
+        rows = await this.upsertBatch("import", shape, "d.app_id", batch);
+      }
+      for (const { i, row } of rows) out[group[i]!] = row.created ? "created" : "updated";
+    }
     return out;
   }
 

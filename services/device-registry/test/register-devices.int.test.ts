@@ -163,10 +163,57 @@ describe("RegisterDevices", () => {
         "SELECT name FROM pg_prepared_statements WHERE NOT from_sql ORDER BY name",
       );
       expect(rows.map((row) => row.name)).toEqual([
-        "device_registry.import",
+        "device_registry.import.0",
         "device_registry.register",
-        "device_registry.register_batch",
+        "device_registry.register_batch.0",
       ]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("finds stored rows through the token key alone, whatever the table held when its statements were planned", async () => {
+    // A prepared statement's plan is made once per connection and kept: one made on an
+    // empty, never analysed table must not read the app's devices in bulk later.
+    const pool = createPool({ url: inject("infra").databaseUrl, schema: r.schema, max: 1 });
+    const app = randomUUID();
+    const device = (language?: string) => ({ appId: app, pushToken: iosToken(), platform: "ios" as const, language });
+    const bulkReads = async () => {
+      await pool.query("SELECT pg_stat_force_next_flush()");
+      const { rows } = await pool.query<{ n: string }>(
+        `SELECT (SELECT seq_scan FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'devices')
+              + (SELECT sum(idx_scan) FROM pg_stat_user_indexes
+                 WHERE schemaname = $1 AND relname = 'devices' AND indexrelname <> 'devices_app_token_key') AS n`,
+        [r.schema],
+      );
+      return Number(rows[0]!.n);
+    };
+    try {
+      const store = new PgDeviceStore(pool);
+      await pool.query("DELETE FROM devices");
+      for (let k = 0; k < 8; k++) {
+        await store.importDevices(app, [device("en"), device("en")]);
+        await store.registerMany([device("de"), device("de")]);
+      }
+      await pool.query(
+        `INSERT INTO devices (app_id, token_hash, push_token, platform)
+         SELECT $1, sha256(g::text::bytea), encode(sha256(g::text::bytea), 'hex'), 'ios' FROM generate_series(1, 20000) g`,
+        [app],
+      );
+      const before = await bulkReads();
+      const known = device("en");
+      await store.registerMany([known, device("en")]);
+      const imported = [device("en"), { ...known, language: "fr" }, ...Array.from({ length: 500 }, () => device("en"))];
+      expect(await store.importDevices(app, imported)).toEqual(
+        imported.map((d) => (d === imported[1] ? "updated" : "created")),
+      );
+      await store.registerMany([device("de"), { ...known, language: "es" }]);
+      expect(await bulkReads()).toBe(before);
+      const { rows } = await pool.query("SELECT language FROM devices WHERE app_id = $1 AND push_token = $2", [
+        app,
+        known.pushToken,
+      ]);
+      expect(rows).toEqual([{ language: "es" }]);
     } finally {
       await pool.end();
     }
