@@ -175,7 +175,8 @@ describe("RegisterDevices", () => {
   it("finds stored rows through the token key alone, whatever the table held when its statements were planned", async () => {
     // A prepared statement's plan is made once per connection and kept: one made on an
     // empty, never analysed table must not read the app's devices in bulk later.
-    const pool = createPool({ url: inject("infra").databaseUrl, schema: r.schema, max: 1 });
+    const fresh = await startRegistry();
+    const pool = createPool({ url: inject("infra").databaseUrl, schema: fresh.schema, max: 1 });
     const app = randomUUID();
     const device = (language?: string) => ({ appId: app, pushToken: iosToken(), platform: "ios" as const, language });
     const bulkReads = async () => {
@@ -184,13 +185,12 @@ describe("RegisterDevices", () => {
         `SELECT (SELECT seq_scan FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'devices')
               + (SELECT sum(idx_scan) FROM pg_stat_user_indexes
                  WHERE schemaname = $1 AND relname = 'devices' AND indexrelname <> 'devices_app_token_key') AS n`,
-        [r.schema],
+        [fresh.schema],
       );
       return Number(rows[0]!.n);
     };
     try {
       const store = new PgDeviceStore(pool);
-      await pool.query("DELETE FROM devices");
       for (let k = 0; k < 8; k++) {
         await store.importDevices(app, [device("en"), device("en")]);
         await store.registerMany([device("de"), device("de")]);
@@ -216,6 +216,7 @@ describe("RegisterDevices", () => {
       expect(rows).toEqual([{ language: "es" }]);
     } finally {
       await pool.end();
+      await fresh.stop();
     }
   });
 });
