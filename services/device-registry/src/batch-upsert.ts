@@ -5,10 +5,10 @@ import type { DeviceChanges, Registration } from "./store.js";
 // UPDATE per call and per shape (which optional fields the registrations set), prepared.
 //
 // A registration that leaves a field unset keeps its stored value, as register() does.
-// With one statement for every shape, that takes the stored row: a join of the input
-// against devices (for the import, also to skip writes that change nothing). The join is
-// planned once per connection from a prepared statement's cache, and on a table that was
-// small or never analysed when it was planned, PostgreSQL chose a hash join over a bitmap
+// One statement for all shapes needs the stored row to merge them with: it was a join of
+// the input against devices (for the import, also to skip writes that change nothing).
+// That join was planned once per connection, from the prepared statement's cache; planned
+// on a table that was small or never analysed, PostgreSQL chose a hash join over a bitmap
 // scan of all the app's devices and kept it: an import of 200,000 rows ran 34,000/s into
 // a table of 50,000 devices and 14,000/s into one of 450,000, PostgreSQL spending 0.5 then
 // 1.3 s of CPU per 10,000 rows (0.25 s, flat, planned per call). With one statement per
@@ -64,9 +64,10 @@ const statements = new Map<string, { name: string; text: string }>();
  * The statement for registrations of one shape; their tokens must be distinct (DO UPDATE
  * may touch a row once). The rows are written in (app, token hash) order, so that two
  * concurrent batches lock the rows they share in the same order. RETURNING gives each
- * written row's `returning` columns (which must hold d.app_id), then its token_hash in hex
- * and created (xmax = 0 only on the row version an INSERT created). An import does not write a row whose values would not
- * change (a repeated import changes nothing) and returns no row for it.
+ * written row's `returning` columns (which must hold d.app_id), then its token_hash in
+ * hex and created (xmax = 0 only on the row version an INSERT created). An import does
+ * not write a row whose values would not change (a repeated import changes nothing) and
+ * returns no row for it.
  */
 export function batchUpsert(kind: UpsertKind, shape: number, returning: string): { name: string; text: string } {
   const name = `device_registry.${kind}.${shape}`;

@@ -92,7 +92,7 @@ const columnsOf = (table: string) =>
     .map((c) => `${table}.${c}`)
     .join(", ");
 
-/** Deadlock, serialization failure: the batch statement lost a race; its rows are retried one by one. */
+/** Deadlock, serialization failure: a batch statement lost a race and was rolled back whole. */
 const RACE_CODES = new Set(["40P01", "40001"]);
 /** How many times an import batch that lost a race is run before the call fails. */
 const IMPORT_ATTEMPTS = 3;
