@@ -53,8 +53,8 @@ export const upsertRecord = (r: Registration) => ({
   tg: r.tags ?? null,
 });
 
-/** How a returned row is matched to its input: app and token hash. */
-export const rowKey = (appId: string, hash: string) => `${appId}:${hash}`;
+/** How a returned row is matched to its input: app (PostgreSQL writes a uuid in lower case) and token hash. */
+export const rowKey = (appId: string, hash: string) => `${appId.toLowerCase()}:${hash}`;
 
 export type UpsertKind = "register_batch" | "import";
 

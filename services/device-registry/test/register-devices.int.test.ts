@@ -145,6 +145,16 @@ describe("RegisterDevices", () => {
     expect(rows[0].n).toBe(tokens.length);
   });
 
+  it("matches each written row to its registration when the app id is in capitals", async () => {
+    const store = new PgDeviceStore(r.pool);
+    const app = randomUUID().toUpperCase();
+    const devices = [iosToken(), iosToken()].map((pushToken) => ({ appId: app, pushToken, platform: "ios" as const }));
+    const registered = await store.registerMany(devices);
+    expect(registered.map((x) => [x.device.push_token, x.created])).toEqual(devices.map((d) => [d.pushToken, true]));
+    const more = { appId: app, pushToken: iosToken(), platform: "ios" as const };
+    expect(await store.importDevices(app, [{ ...devices[0]!, language: "de" }, more])).toEqual(["updated", "created"]);
+  });
+
   it("refuses more than 1,000 registrations in one call", async () => {
     const devices = Array.from({ length: 1_001 }, () => ({ appId, pushToken: iosToken(), platform: Platform.IOS }));
     await expect(r.client.registerDevices({ devices })).rejects.toThrow(/at most 1000/);
