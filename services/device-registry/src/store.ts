@@ -203,7 +203,8 @@ export class PgDeviceStore implements DeviceStore {
       // rolled back whole: it is run again, a few times.
       let rows = await this.upsertBatch("import", shape, "d.app_id", batch);
       for (let attempt = 1; !rows; attempt++) {
-        if (attempt === IMPORT_ATTEMPTS) throw new Error(`import batch lost ${attempt} races with concurrent writes`);
+        if (attempt === IMPORT_ATTEMPTS)
+          throw new Error(`import batch lost to concurrent writes of its tokens ${attempt} times`);
         rows = await this.upsertBatch("import", shape, "d.app_id", batch);
       }
       for (const { i, row } of rows) out[group[i]!] = row.created ? "created" : "updated";

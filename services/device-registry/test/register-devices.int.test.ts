@@ -4,6 +4,7 @@ import { Platform } from "@herald/proto/common";
 import type { RegisterDeviceResult } from "@herald/proto/device";
 import { createPool } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { tokenHash } from "../src/push-token.js";
 import { PgDeviceStore } from "../src/store.js";
 import { startRegistry, type Registry } from "./harness.js";
 
@@ -153,6 +154,45 @@ describe("RegisterDevices", () => {
     expect(registered.map((x) => [x.device.push_token, x.created])).toEqual(devices.map((d) => [d.pushToken, true]));
     const more = { appId: app, pushToken: iosToken(), platform: "ios" as const };
     expect(await store.importDevices(app, [{ ...devices[0]!, language: "de" }, more])).toEqual(["updated", "created"]);
+  });
+
+  it("runs an import batch again when it loses a deadlock with a concurrent write of its tokens", async () => {
+    const store = new PgDeviceStore(r.pool);
+    const app = randomUUID();
+    // first and second in the order the batch writes its rows (token hash)
+    const [first, second] = [iosToken(), iosToken()].sort((x, y) =>
+      tokenHash(x).toString("hex").localeCompare(tokenHash(y).toString("hex")),
+    );
+    const device = (pushToken: string) => ({ appId: app, pushToken, platform: "ios" as const, language: "en" });
+    await store.importDevices(app, [device(first!), device(second!)]);
+    const other = await r.pool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("UPDATE devices SET app_version = 'other' WHERE app_id = $1 AND push_token = $2", [
+        app,
+        second,
+      ]);
+      // The batch locks its first row, then waits for the second; the other transaction
+      // then waits for the first: the batch, waiting longer, is the deadlock's victim.
+      const imported = store.importDevices(app, [
+        { ...device(first!), language: "de" },
+        { ...device(second!), language: "de" },
+      ]);
+      await new Promise((res) => setTimeout(res, 300));
+      await other.query("UPDATE devices SET app_version = 'other' WHERE app_id = $1 AND push_token = $2", [app, first]);
+      await other.query("COMMIT");
+      expect(await imported).toEqual(["updated", "updated"]);
+    } finally {
+      other.release();
+    }
+    const { rows } = await r.pool.query(
+      "SELECT language, app_version FROM devices WHERE app_id = $1 ORDER BY push_token",
+      [app],
+    );
+    expect(rows).toEqual([
+      { language: "de", app_version: "other" },
+      { language: "de", app_version: "other" },
+    ]);
   });
 
   it("refuses more than 1,000 registrations in one call", async () => {
