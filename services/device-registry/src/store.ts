@@ -139,19 +139,20 @@ export class PgDeviceStore implements DeviceStore {
       if (!seen.has(key)) first.push(i);
       seen.add(key);
     });
-    for (const [shape, group] of byShape(registrations, first)) {
-      if (group.length < 2) continue;
-      const rows = await this.upsertBatch<DeviceRow & { token_hash: string; created: boolean }>(
-        "register_batch",
-        shape,
-        columnsOf("d"),
-        group.map((i) => registrations[i]!),
-      );
-      if (!rows) continue;
-      rows.forEach(({ i, row: { token_hash, created, ...device } }) => {
-        out[group[i]!] = { device, created };
-      });
-    }
+    const groups = [...byShape(registrations, first)].filter(([, group]) => group.length > 1);
+    await Promise.all(
+      groups.map(async ([shape, group]) => {
+        const rows = await this.upsertBatch<DeviceRow & { token_hash: string; created: boolean }>(
+          "register_batch",
+          shape,
+          columnsOf("d"),
+          group.map((i) => registrations[i]!),
+        );
+        rows?.forEach(({ i, row: { token_hash, created, ...device } }) => {
+          out[group[i]!] = { device, created };
+        });
+      }),
+    );
     // Single registrations, repeated tokens, and batches that lost a race: the exact
     // single-row upsert.
     for (let i = 0; i < registrations.length; i++) out[i] ??= await this.register(registrations[i]!);
