@@ -61,9 +61,9 @@ export interface Registered {
 
 export interface DeviceStore {
   register(r: Registration): Promise<Registered>;
-  /** Registers many devices (any apps, any tokens) as register() would, in one statement where it can. */
+  /** Registers many devices (any apps, any tokens) as register() would, in one statement per shape where it can. */
   registerMany(registrations: readonly Registration[]): Promise<Registered[]>;
-  /** Registers many devices of one app in one statement; tokens must be distinct. */
+  /** Registers many devices of one app, one statement per shape; tokens must be distinct. */
   importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]>;
   get(id: string): Promise<DeviceRow | undefined>;
   /** A page of an app's devices matching the filter, in registration order, and how many match. */
