@@ -112,7 +112,7 @@ export async function ingest(ctx: IngestContext): Promise<void> {
         const sharedPer1k = shared.stop(result.requests);
         const peaks = rss.stop();
         console.log(`  CPU s by process: ${JSON.stringify(cpuOf)}; peak RSS MB: ${JSON.stringify(peaks)}`);
-        imports.push({ round, ...(await importFile(stack.gatewayUrl, key!, appId, pids, `import-${round}`)) });
+        imports.push(await importFile(stack.gatewayUrl, key!, appId, pids, round));
         return {
           side: "Herald gateway → registry",
           round,
@@ -197,17 +197,16 @@ async function importFile(
   key: string,
   appId: string,
   pids: Record<string, number>,
-  tag: string,
-): Promise<Omit<ImportRun, "round">> {
-  const lines = IMPORT_LINES;
+  round: number,
+): Promise<ImportRun> {
   let i = 0;
   const file = new Readable({
     read() {
       const chunk: string[] = [];
-      for (let n = 0; n < 2_000 && i < lines; n++, i++) {
+      for (let n = 0; n < 2_000 && i < IMPORT_LINES; n++, i++) {
         chunk.push(
           JSON.stringify({
-            push_token: token(tag, i),
+            push_token: token(`import-${round}`, i),
             platform: "ios",
             language: "en",
             tags: ["imported"],
@@ -230,19 +229,20 @@ async function importFile(
   const answer = (await res.json()) as { created?: number };
   const seconds = (performance.now() - t0) / 1000;
   const cpu = Object.values(pids).reduce((n, pid) => n + cpuSeconds(pid), 0) - cpu0;
-  const { infraCpuPer1k } = shared.stop(lines);
+  const { infraCpuPer1k } = shared.stop(IMPORT_LINES);
   const peaks = rss.stop();
-  if (res.status !== 200 || answer.created !== lines) {
+  if (res.status !== 200 || answer.created !== IMPORT_LINES) {
     throw new Error(`import answered ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
   }
   return {
-    lines,
+    round,
+    lines: IMPORT_LINES,
     seconds,
-    perSecond: lines / seconds,
+    perSecond: IMPORT_LINES / seconds,
     created: answer.created,
     gatewayRssMb: peaks.gateway ?? 0,
     registryRssMb: peaks["device-registry"] ?? 0,
-    cpuPer10k: (cpu / lines) * 10_000,
+    cpuPer10k: (cpu / IMPORT_LINES) * 10_000,
     infraCpuPer10k: infraCpuPer1k * 10,
   };
 }

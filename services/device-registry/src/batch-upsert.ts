@@ -25,7 +25,7 @@ const OPTIONAL_FIELDS: readonly { column: string; field: keyof DeviceChanges }[]
 ];
 
 /** Which optional fields a registration sets, as a bit mask over OPTIONAL_FIELDS. */
-export const shapeOf = (r: Registration) =>
+const shapeOf = (r: Registration) =>
   OPTIONAL_FIELDS.reduce((shape, { field }, bit) => (r[field] !== undefined ? shape | (1 << bit) : shape), 0);
 
 /** Groups the indexes of registrations by shape, in input order within each group. */
@@ -56,7 +56,14 @@ export const upsertRecord = (r: Registration) => ({
 /** How a returned row is matched to its input: app (PostgreSQL writes a uuid in lower case) and token hash. */
 export const rowKey = (appId: string, hash: string) => `${appId.toLowerCase()}:${hash}`;
 
-export type UpsertKind = "register_batch" | "import";
+/** What a batch upsert is for; its statements are named after it. */
+export interface UpsertKind {
+  name: string;
+  /** The columns RETURNING gives before token_hash and created; they must hold d.app_id. */
+  returning: string;
+  /** Writes only the rows whose values would change, and returns only those. */
+  skipUnchanged: boolean;
+}
 
 const statements = new Map<string, { name: string; text: string }>();
 
@@ -64,13 +71,11 @@ const statements = new Map<string, { name: string; text: string }>();
  * The statement for registrations of one shape; their tokens must be distinct (DO UPDATE
  * may touch a row once). The rows are written in (app, token hash) order, so that two
  * concurrent batches lock the rows they share in the same order. RETURNING gives each
- * written row's `returning` columns (which must hold d.app_id), then its token_hash in
- * hex and created (xmax = 0 only on the row version an INSERT created). An import does
- * not write a row whose values would not change (a repeated import changes nothing) and
- * returns no row for it.
+ * written row's `kind.returning` columns, then its token_hash in hex and created (xmax = 0
+ * only on the row version an INSERT created).
  */
-export function batchUpsert(kind: UpsertKind, shape: number, returning: string): { name: string; text: string } {
-  const name = `device_registry.${kind}.${shape}`;
+export function batchUpsert(kind: UpsertKind, shape: number): { name: string; text: string } {
+  const name = `device_registry.${kind.name}.${shape}`;
   let statement = statements.get(name);
   if (statement) return statement;
   const written = [
@@ -78,11 +83,10 @@ export function batchUpsert(kind: UpsertKind, shape: number, returning: string):
     "platform",
     ...OPTIONAL_FIELDS.filter((_, bit) => shape & (1 << bit)).map((f) => f.column),
   ];
-  const unchanged =
-    kind === "import"
-      ? `WHERE (${written.map((c) => `d.${c}`).join(", ")}, d.invalid)
+  const unchanged = kind.skipUnchanged
+    ? `WHERE (${written.map((c) => `d.${c}`).join(", ")}, d.invalid)
              IS DISTINCT FROM (${written.map((c) => `EXCLUDED.${c}`).join(", ")}, false)`
-      : "";
+    : "";
   statement = {
     name,
     text: `INSERT INTO devices AS d (app_id, token_hash, push_token, platform, external_id, language, timezone,
@@ -94,7 +98,7 @@ export function batchUpsert(kind: UpsertKind, shape: number, returning: string):
      ${written.map((c) => `${c} = EXCLUDED.${c}`).join(", ")},
      invalid = false, invalid_reason = NULL, invalidated_at = NULL, registered_at = now(), updated_at = now()
    ${unchanged}
-   RETURNING ${returning}, encode(d.token_hash, 'hex') AS token_hash, (d.xmax = 0) AS created`,
+   RETURNING ${kind.returning}, encode(d.token_hash, 'hex') AS token_hash, (d.xmax = 0) AS created`,
   };
   statements.set(name, statement);
   return statement;

@@ -125,10 +125,7 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
       if (c.registration) lastOf.set(c.registration.pushToken, i);
     });
     const order = [...lastOf.values()].sort((a, b) => a - b);
-    const writes = await this.deps.store.importDevices(
-      appId,
-      order.map((i) => checked[i]!.registration!),
-    );
+    const writes = await this.deps.store.importDevices(order.map((i) => checked[i]!.registration!));
     const writeOf = new Map(order.map((i, k) => [i, writes[k]!]));
     checked.forEach((c, i) => {
       if (!c.registration) {

@@ -63,8 +63,11 @@ export interface DeviceStore {
   register(r: Registration): Promise<Registered>;
   /** Registers many devices (any apps, any tokens) as register() would, in one statement per shape where it can. */
   registerMany(registrations: readonly Registration[]): Promise<Registered[]>;
-  /** Registers many devices of one app, one statement per shape; tokens must be distinct. */
-  importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]>;
+  /**
+   * Registers many devices as register() would, one statement per shape, and writes only
+   * those whose values would change; (app, token) pairs must be distinct.
+   */
+  importDevices(registrations: readonly Registration[]): Promise<ImportWrite[]>;
   get(id: string): Promise<DeviceRow | undefined>;
   /** A page of an app's devices matching the filter, in registration order, and how many match. */
   list(
@@ -91,6 +94,11 @@ const columnsOf = (table: string) =>
   DEVICE_COLUMNS.split(", ")
     .map((c) => `${table}.${c}`)
     .join(", ");
+
+/** registerMany()'s batches: every row is written and returned whole. */
+const REGISTER_BATCH: UpsertKind = { name: "register_batch", returning: columnsOf("d"), skipUnchanged: false };
+/** importDevices()'s batches: a repeated import changes nothing; the outcome needs no columns. */
+const IMPORT: UpsertKind = { name: "import", returning: "d.app_id", skipUnchanged: true };
 
 /** Deadlock, serialization failure: a batch statement lost a race and was rolled back whole. */
 const RACE_CODES = new Set(["40P01", "40001"]);
@@ -143,9 +151,8 @@ export class PgDeviceStore implements DeviceStore {
     await Promise.all(
       groups.map(async ([shape, group]) => {
         const rows = await this.upsertBatch<DeviceRow & { token_hash: string; created: boolean }>(
-          "register_batch",
+          REGISTER_BATCH,
           shape,
-          columnsOf("d"),
           group.map((i) => registrations[i]!),
         );
         rows?.forEach(({ i, row: { token_hash, created, ...device } }) => {
@@ -167,14 +174,13 @@ export class PgDeviceStore implements DeviceStore {
   private async upsertBatch<Row extends { app_id: string; token_hash: string; created: boolean }>(
     kind: UpsertKind,
     shape: number,
-    returning: string,
     registrations: readonly Registration[],
   ): Promise<{ i: number; row: Row }[] | undefined> {
     const input = registrations.map(upsertRecord);
     let rows: Row[];
     try {
       ({ rows } = await this.pool.query<Row>({
-        ...batchUpsert(kind, shape, returning),
+        ...batchUpsert(kind, shape),
         values: [JSON.stringify(input)],
       }));
     } catch (err) {
@@ -196,17 +202,17 @@ export class PgDeviceStore implements DeviceStore {
     return { device, created };
   }
 
-  async importDevices(appId: string, registrations: readonly Registration[]): Promise<ImportWrite[]> {
+  async importDevices(registrations: readonly Registration[]): Promise<ImportWrite[]> {
     const out: ImportWrite[] = registrations.map(() => "unchanged");
     for (const [shape, group] of byShape(registrations, registrations.keys())) {
-      const batch = group.map((i) => ({ ...registrations[i]!, appId }));
+      const batch = group.map((i) => registrations[i]!);
       // A batch that lost a race (deadlock with a concurrent write of its tokens) was
       // rolled back whole: it is run again, a few times.
-      let rows = await this.upsertBatch("import", shape, "d.app_id", batch);
+      let rows = await this.upsertBatch(IMPORT, shape, batch);
       for (let attempt = 1; !rows; attempt++) {
         if (attempt === IMPORT_ATTEMPTS)
           throw new Error(`import batch lost to concurrent writes of its tokens ${attempt} times`);
-        rows = await this.upsertBatch("import", shape, "d.app_id", batch);
+        rows = await this.upsertBatch(IMPORT, shape, batch);
       }
       for (const { i, row } of rows) out[group[i]!] = row.created ? "created" : "updated";
     }

@@ -153,7 +153,7 @@ describe("RegisterDevices", () => {
     const registered = await store.registerMany(devices);
     expect(registered.map((x) => [x.device.push_token, x.created])).toEqual(devices.map((d) => [d.pushToken, true]));
     const more = { appId: app, pushToken: iosToken(), platform: "ios" as const };
-    expect(await store.importDevices(app, [{ ...devices[0]!, language: "de" }, more])).toEqual(["updated", "created"]);
+    expect(await store.importDevices([{ ...devices[0]!, language: "de" }, more])).toEqual(["updated", "created"]);
   });
 
   it("runs an import batch again when it loses a deadlock with a concurrent write of its tokens", async () => {
@@ -164,7 +164,7 @@ describe("RegisterDevices", () => {
       tokenHash(x).toString("hex").localeCompare(tokenHash(y).toString("hex")),
     );
     const device = (pushToken: string) => ({ appId: app, pushToken, platform: "ios" as const, language: "en" });
-    await store.importDevices(app, [device(first!), device(second!)]);
+    await store.importDevices([device(first!), device(second!)]);
     const other = await r.pool.connect();
     try {
       await other.query("BEGIN");
@@ -174,7 +174,7 @@ describe("RegisterDevices", () => {
       ]);
       // The batch locks its first row, then waits for the second; the other transaction
       // then waits for the first: the batch, waiting longer, is the deadlock's victim.
-      const imported = store.importDevices(app, [
+      const imported = store.importDevices([
         { ...device(first!), language: "de" },
         { ...device(second!), language: "de" },
       ]);
@@ -207,7 +207,7 @@ describe("RegisterDevices", () => {
       const device = () => ({ appId, pushToken: iosToken(), platform: "ios" as const });
       await store.registerMany([device(), device()]);
       await store.registerMany([device()]);
-      await store.importDevices(appId, [device()]);
+      await store.importDevices([device()]);
       await store.registerMany([device(), device()]);
       const { rows } = await pool.query<{ name: string }>(
         "SELECT name FROM pg_prepared_statements WHERE NOT from_sql ORDER BY name",
@@ -242,7 +242,7 @@ describe("RegisterDevices", () => {
     try {
       const store = new PgDeviceStore(pool);
       for (let k = 0; k < 8; k++) {
-        await store.importDevices(app, [device("en"), device("en")]);
+        await store.importDevices([device("en"), device("en")]);
         await store.registerMany([device("de"), device("de")]);
       }
       await pool.query(
@@ -254,7 +254,7 @@ describe("RegisterDevices", () => {
       const known = device("en");
       await store.registerMany([known, device("en")]);
       const imported = [device("en"), { ...known, language: "fr" }, ...Array.from({ length: 500 }, () => device("en"))];
-      expect(await store.importDevices(app, imported)).toEqual(
+      expect(await store.importDevices(imported)).toEqual(
         imported.map((d) => (d === imported[1] ? "updated" : "created")),
       );
       await store.registerMany([device("de"), { ...known, language: "es" }]);
