@@ -53,8 +53,11 @@ export const upsertRecord = (r: Registration) => ({
   tg: r.tags ?? null,
 });
 
-/** How a returned row is matched to its input: app (PostgreSQL writes a uuid in lower case) and token hash. */
-export const rowKey = (appId: string, hash: string) => `${appId.toLowerCase()}:${hash}`;
+/**
+ * One device of one app as a key (the token, or its hash): the app id in lower case, as
+ * PostgreSQL writes a uuid, so that an id in capitals is the same app.
+ */
+export const rowKey = (appId: string, token: string) => `${appId.toLowerCase()}:${token}`;
 
 /** What a batch upsert is for; its statements are named after it. */
 export interface UpsertKind {

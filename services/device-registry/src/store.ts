@@ -143,7 +143,7 @@ export class PgDeviceStore implements DeviceStore {
     const seen = new Set<string>();
     const first: number[] = [];
     registrations.forEach((r, i) => {
-      const key = `${r.appId}:${r.pushToken}`;
+      const key = rowKey(r.appId, r.pushToken);
       if (!seen.has(key)) first.push(i);
       seen.add(key);
     });

@@ -156,6 +156,19 @@ describe("RegisterDevices", () => {
     expect(await store.importDevices([{ ...devices[0]!, language: "de" }, more])).toEqual(["updated", "created"]);
   });
 
+  it("writes a token repeated under one app id in two cases as one device, in order", async () => {
+    const store = new PgDeviceStore(r.pool);
+    const app = randomUUID();
+    const pushToken = iosToken();
+    const [upper, lower] = await store.registerMany([
+      { appId: app.toUpperCase(), pushToken, platform: "ios", language: "en" },
+      { appId: app, pushToken, platform: "ios", language: "de" },
+      { appId: app, pushToken: iosToken(), platform: "ios" },
+    ]);
+    expect(upper!.created).toBe(true);
+    expect(lower).toMatchObject({ created: false, device: { id: upper!.device.id, language: "de" } });
+  });
+
   it("runs an import batch again when it loses a deadlock with a concurrent write of its tokens", async () => {
     const store = new PgDeviceStore(r.pool);
     const app = randomUUID();
