@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { clientFixture } from "../../../test/support/client-fixtures.js";
 import { isRetryable, RETRY, retryAfterMs, retryDelayMs } from "./backoff.js";
 
 describe("retries of the web SDK", () => {
@@ -26,5 +27,33 @@ describe("retries of the web SDK", () => {
   it("never retries before Retry-After, and spreads clients over 10 % more", () => {
     expect(retryDelayMs(0, 60_000, () => 0)).toBe(60_000);
     expect(retryDelayMs(0, 60_000, () => 1)).toBeCloseTo(66_000, 0);
+  });
+});
+
+describe("the shared retry fixture (sdks/fixtures/retry.json)", () => {
+  const retry = clientFixture("retry.json");
+
+  it("has the web SDK's policy", () => {
+    expect(retry.policy).toMatchObject({ base_ms: RETRY.baseMs, cap_ms: RETRY.capMs, max_attempts: RETRY.maxAttempts });
+  });
+
+  it("retries exactly the answers the fixture retries, with its Retry-After floors", () => {
+    for (const c of retry.classify) {
+      const status = c.status === null ? undefined : c.status;
+      expect(isRetryable(status), JSON.stringify(c)).toBe(c.expect === "retry");
+      if (c.retry_after !== undefined) {
+        const now = c.now ? Date.parse(c.now) : Date.now();
+        expect(retryAfterMs(c.retry_after, now), JSON.stringify(c)).toBe(c.floor_ms);
+      }
+    }
+  });
+
+  it("waits what the fixture's delays say", () => {
+    for (const d of retry.delays) {
+      expect(
+        retryDelayMs(d.attempt, d.retry_after_ms ?? undefined, () => d.random),
+        JSON.stringify(d),
+      ).toBeCloseTo(d.expect_ms, 6);
+    }
   });
 });

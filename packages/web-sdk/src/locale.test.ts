@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { clientFixture } from "../../../test/support/client-fixtures.js";
 import { languageOf, timezoneOf } from "./locale.js";
 
 describe("the device's language and time zone", () => {
@@ -17,5 +18,17 @@ describe("the device's language and time zone", () => {
     expect(timezoneOf("UTC")).toBe("UTC");
     expect(timezoneOf("GMT+05:30")).toBeUndefined();
     expect(timezoneOf(undefined)).toBeUndefined();
+  });
+});
+
+describe("the shared locale fixture (sdks/fixtures/locale.json)", () => {
+  const { languages, timezones } = clientFixture("locale.json");
+
+  it("reduces each tag as the fixture says", () => {
+    for (const l of languages) expect(languageOf(l.tag), l.tag).toBe(l.language ?? undefined);
+  });
+
+  it("keeps or drops each zone as the fixture says", () => {
+    for (const z of timezones) expect(timezoneOf(z.zone), z.zone).toBe(z.timezone ?? undefined);
   });
 });

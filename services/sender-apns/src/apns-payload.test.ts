@@ -4,7 +4,15 @@ import { Platform } from "@herald/proto/common";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { DeliveryBatchSchema, type DeliveryBatch } from "@herald/proto/delivery";
 import { describe, expect, it } from "vitest";
-import { buildNotification, collapseIdFor, isDeviceToken, parseData, type BuildResult } from "./apns-payload.js";
+import { pushPayloadCases } from "../../../test/support/push-payload-fixtures.js";
+import {
+  buildNotification,
+  collapseIdFor,
+  DEFAULT_ALERT_OPTIONS,
+  isDeviceToken,
+  parseData,
+  type BuildResult,
+} from "./apns-payload.js";
 
 const created = new Date("2026-11-22T10:00:00Z");
 
@@ -140,5 +148,12 @@ describe("helpers", () => {
     expect(isDeviceToken(`${"ab".repeat(31)}/x`)).toBe(false);
     expect(isDeviceToken("abc")).toBe(false);
     expect(isDeviceToken("")).toBe(false);
+  });
+});
+
+describe("the client libraries' fixture (sdks/fixtures/push-payloads.json)", () => {
+  it.each(pushPayloadCases("ios"))("builds exactly its payload: $name", (c) => {
+    const n = ok(buildNotification(c.batch, c.rendered, c.send.data, "com.example.shop", DEFAULT_ALERT_OPTIONS));
+    expect(n.body).toEqual(c.payload);
   });
 });

@@ -3,6 +3,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Platform } from "@herald/proto/common";
 import { DeliveryBatchSchema, RenderedPayloadSchema } from "@herald/proto/delivery";
 import { describe, expect, it } from "vitest";
+import { pushPayloadCases } from "../../../test/support/push-payload-fixtures.js";
 import { fcmData, fcmMessage, isReservedDataKey, payloadBytes, remainingTtlSeconds, sendBody } from "./fcm-message.js";
 
 const NOW = 1_700_000_000_000;
@@ -105,5 +106,14 @@ describe("fcmData", () => {
     for (const key of ["fromage", "notification_id", "my.google", "title"]) expect(isReservedDataKey(key)).toBe(false);
     expect(fcmData("[1]")).toEqual({ ok: false, reason: "InvalidData: not a JSON object" });
     expect(fcmData("{")).toEqual({ ok: false, reason: "InvalidData: not JSON" });
+  });
+});
+
+describe("the client libraries' fixture (sdks/fixtures/push-payloads.json)", () => {
+  it.each(pushPayloadCases("android"))("builds exactly its message: $name", (c) => {
+    const data = fcmData(JSON.stringify(c.send.data));
+    if (!data.ok) throw new Error(data.reason);
+    const { token: _token, ...message } = fcmMessage("token", c.batch, c.rendered, data.data, undefined);
+    expect(message).toEqual(c.message);
   });
 });
