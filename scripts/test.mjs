@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { ensureRenderer } from "./helm-render.mjs";
 import { ensureInfra } from "./infra.mjs";
 import { ensureNativeBuilt } from "./native-build.mjs";
+import { ensureJava, ensureSwift } from "./native-sdks.mjs";
 import { ensurePinnedNode } from "./pinned-node.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -22,6 +23,10 @@ try {
   await ensureRenderer({ install: true });
   // sender-webpush's key agreement (a test checks that it loads).
   for (const problem of ensureNativeBuilt({ install: true })) console.warn(`npm test: ${problem}`);
+  // The native client libraries' toolchains (test/e2e/native-sdks.e2e.test.ts runs their
+  // suites): JDK, Maven and Debian's Maven repository; Swift in its own Debian 13 root.
+  ensureJava();
+  ensureSwift();
 } catch (err) {
   console.error(`npm test: ${err.message}`);
   process.exit(1);

@@ -1,0 +1,13 @@
+/*
+ * JVM stand-in for the Android SDK (API level 34) class of the same name: only the members
+ * Herald's glue uses, with the real signatures, behaving as a simple recording fake so the
+ * glue's tests can run. Never shipped (herald-android depends on it as provided).
+ */
+package android;
+
+public final class Manifest {
+    public static final class permission {
+        public static final String POST_NOTIFICATIONS = "android.permission.POST_NOTIFICATIONS";
+        public static final String INTERNET = "android.permission.INTERNET";
+    }
+}

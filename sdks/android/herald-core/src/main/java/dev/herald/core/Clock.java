@@ -1,0 +1,8 @@
+package dev.herald.core;
+
+/** The time, injectable for tests. */
+public interface Clock {
+    long nowMillis();
+
+    Clock SYSTEM = System::currentTimeMillis;
+}
