@@ -1,5 +1,5 @@
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { defaultClientConditions, defineConfig } from "vite";
 
 /**
  * The console is served by the gateway under /console (gateway/src/plugins/console.ts).
@@ -14,6 +14,8 @@ const gateway = process.env.HERALD_GATEWAY_URL ?? "http://127.0.0.1:8080";
 export default defineConfig({
   base: "/console/",
   plugins: [react()],
+  // Workspace packages (@herald/client) are bundled from their TypeScript sources.
+  resolve: { conditions: ["herald-source", ...defaultClientConditions] },
   html: { cspNonce: CSP_NONCE_PLACEHOLDER },
   build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
   // `npm run dev -w @herald/console`: the API and the issuer stay on the gateway.

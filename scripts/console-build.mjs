@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const consoleDir = path.join(root, "console");
 const builtIndex = path.join(consoleDir, "dist", "index.html");
-const SOURCES = ["src", "index.html", "vite.config.ts", "package.json", "tsconfig.json"];
+/** What the build reads, relative to console/: its own sources and the typed client's (@herald/client). */
+const SOURCES = ["src", "index.html", "vite.config.ts", "package.json", "tsconfig.json", "../packages/client/src"];
 
 function newestMtime(p) {
   if (!existsSync(p)) return 0;

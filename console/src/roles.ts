@@ -1,4 +1,7 @@
-import type { Role } from "./api/types";
+import type { Schemas } from "@herald/client";
+
+/** A member's role in the organization. */
+export type Role = Schemas["Member"]["role"];
 
 /**
  * What each role may do (owner ⊃ admin ⊃ developer ⊃ viewer): the gateway enforces it,

@@ -1,11 +1,13 @@
 import { Button, Center, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import { ApiError, api, errorMessage } from "../api/client";
-import type { Me } from "../api/types";
+import { HeraldError, type Schemas, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
 import { navigate, useLocation } from "../routing";
 import { devApiKey, setDevApiKey } from "./dev-api-key";
 import { completeSignIn, signInErrorMessage, startSignIn } from "./oauth";
 import { isSignedIn, onSessionChange, signOut, signedIn, signedOutExplicitly } from "./session";
+
+type Me = Schemas["Me"];
 
 interface SessionValue {
   me: Me;
@@ -54,11 +56,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       }
       set({ kind: "ready", me: await loadMe() });
     })().catch(async (err: unknown) => {
-      if (err instanceof ApiError && err.status === 401 && !callback) {
+      if (err instanceof HeraldError && err.status === 401 && !callback) {
         await startSignIn(currentPath()).catch((e: unknown) => set({ kind: "failed", message: signInErrorMessage(e) }));
         return;
       }
-      set({ kind: "failed", message: err instanceof ApiError ? errorMessage(err) : signInErrorMessage(err) });
+      set({ kind: "failed", message: err instanceof HeraldError ? errorMessage(err) : signInErrorMessage(err) });
     });
     return () => {
       cancelled = true;
@@ -83,10 +85,10 @@ function currentPath(): string {
 
 async function loadMe(): Promise<Me> {
   try {
-    return await api<Me>("GET", "/v1/me");
+    return unwrap(await herald.GET("/v1/me"));
   } catch (err) {
     // Development with an API key: /v1/me answers 403 to keys; act as an owner.
-    if (import.meta.env.DEV && devApiKey() && err instanceof ApiError && err.status === 403) {
+    if (import.meta.env.DEV && devApiKey() && err instanceof HeraldError && err.status === 403) {
       return {
         user: { id: "dev", email: "api-key@localhost", name: "API key (development)" },
         org: { id: "dev", name: "Development" },

@@ -1,6 +1,7 @@
 import { Alert, Center, Loader } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
-import { errorMessage } from "../api/client";
+import { type FetchResult, unwrap } from "@herald/client";
+import { errorMessage } from "../api/herald";
 
 export function ErrorAlert({ error, title = "Something went wrong" }: { error: unknown; title?: string }) {
   if (!error) return null;
@@ -27,10 +28,10 @@ export function notifyError(err: unknown, title = "That did not work"): void {
   notifications.show({ color: "red", title, message: errorMessage(err), autoClose: 8000 });
 }
 
-/** Runs an action, reporting its failure as a notification; true when it succeeded. */
-export async function attempt(action: () => Promise<unknown>, success?: string): Promise<boolean> {
+/** Makes an API call, reporting an error answer or failure as a notification; true when it succeeded. */
+export async function attempt(call: () => Promise<FetchResult<unknown>>, success?: string): Promise<boolean> {
   try {
-    await action();
+    unwrap(await call());
     if (success) notifySuccess(success);
     return true;
   } catch (err) {

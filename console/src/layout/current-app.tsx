@@ -1,6 +1,8 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import type { App, Page } from "../api/types";
+import type { Schemas } from "@herald/client";
 import { useApi } from "../api/use-api";
+
+type App = Schemas["App"];
 
 /** The organization's apps and the one the per-app pages (keys, devices, …) show. */
 interface CurrentApp {
@@ -22,7 +24,7 @@ export function useCurrentApp(): CurrentApp {
 }
 
 export function CurrentAppProvider({ children }: { children: ReactNode }) {
-  const { data, loading, error, reload } = useApi<Page<App>>("/v1/apps?per_page=200");
+  const { data, loading, error, reload } = useApi("/v1/apps", { params: { query: { per_page: 200 } } });
   const [selected, setSelected] = useState<string | null>(() => sessionStorage.getItem(KEY));
   const apps = data?.data ?? [];
   const app = apps.find((a) => a.id === selected) ?? apps[0];

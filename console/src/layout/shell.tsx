@@ -5,7 +5,7 @@ import { useSession } from "../auth/session-context";
 import { linkProps, useLocation } from "../routing";
 import { AppPicker } from "./app-picker";
 
-/** The sections, named as the issue and the docs name them. */
+/** The sections, named as the API and the docs name them. */
 export const SECTIONS = [
   { path: "/apps", label: "Apps", perApp: false },
   { path: "/api-keys", label: "API keys", perApp: true },

@@ -13,8 +13,8 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { api } from "../api/client";
-import type { AndroidChannel, App } from "../api/types";
+import { type Schemas, unwrap } from "@herald/client";
+import { herald } from "../api/herald";
 import { ErrorAlert, notifySuccess } from "../components/feedback";
 import {
   type ChannelValues,
@@ -29,9 +29,9 @@ import {
 } from "./android-channel-values";
 
 interface ChannelFormProps {
-  app: App;
+  app: Schemas["App"];
   /** The channel to edit; a new one when undefined. */
-  channel?: AndroidChannel;
+  channel?: Schemas["AndroidChannel"];
   onClose: () => void;
   onSaved: () => void;
 }
@@ -45,20 +45,29 @@ export function AndroidChannelForm({ app, channel, onClose, onSaved }: ChannelFo
     validate: channelRules,
   });
   const { vibration, lights } = form.getValues();
-  const base = `/v1/apps/${app.id}/android-channels`;
 
   const submit = form.onSubmit(async (values) => {
     setError(undefined);
     const settings = settingsOf(values);
     try {
       if (!channel) {
-        const created = await api<AndroidChannel>("POST", base, { id: values.id.trim(), ...settings });
+        const created = unwrap(
+          await herald.POST("/v1/apps/{app_id}/android-channels", {
+            params: { path: { app_id: app.id } },
+            body: { id: values.id.trim(), ...settings },
+          }),
+        );
         notifySuccess(`Channel ${created.name} created`);
       } else {
         const changes = changedSettings(channel, settings);
         // PATCH needs at least one field; an unchanged form has nothing to send.
         if (Object.keys(changes).length > 0) {
-          await api("PATCH", `${base}/${encodeURIComponent(channel.id)}`, changes);
+          unwrap(
+            await herald.PATCH("/v1/apps/{app_id}/android-channels/{channel_id}", {
+              params: { path: { app_id: app.id, channel_id: channel.id } },
+              body: changes,
+            }),
+          );
           notifySuccess(`Channel ${settings.name} saved`);
         }
       }

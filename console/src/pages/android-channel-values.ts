@@ -1,4 +1,10 @@
-import type { AndroidChannel, AndroidChannelSettings, ChannelImportance } from "../api/types";
+import type { Schemas } from "@herald/client";
+
+type AndroidChannel = Schemas["AndroidChannel"];
+/** Android's NotificationManager importance levels, as the API names them. */
+export type ChannelImportance = AndroidChannel["importance"];
+/** What POST and PATCH /v1/apps/{app_id}/android-channels take besides the id. */
+export type AndroidChannelSettings = Omit<AndroidChannel, "id" | "app_id" | "created_at" | "updated_at">;
 
 /**
  * The channel form's values and their mapping to the body of

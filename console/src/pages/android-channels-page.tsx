@@ -1,7 +1,7 @@
 import { Anchor, Breadcrumbs, Button, ColorSwatch, Group, Stack, Table, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { api } from "../api/client";
-import type { AndroidChannel, App, Page } from "../api/types";
+import type { Schemas } from "@herald/client";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
@@ -13,14 +13,15 @@ import { linkProps } from "../routing";
 import { AndroidChannelForm } from "./android-channel-form";
 import { describeVibration, IMPORTANCE_LABELS } from "./android-channel-values";
 
+type AndroidChannel = Schemas["AndroidChannel"];
+
 /** The notification channels an app's Android devices create when they sync. */
 export function AndroidChannelsPage({ appId }: { appId: string }) {
   const { me } = useSession();
   const { selectApp } = useCurrentApp();
-  const base = `/v1/apps/${encodeURIComponent(appId)}`;
-  const app = useApi<App>(base);
+  const app = useApi("/v1/apps/{app_id}", { params: { path: { app_id: appId } } });
   // One page always: an app has at most 100 channels.
-  const channels = useApi<Page<AndroidChannel>>(`${base}/android-channels`);
+  const channels = useApi("/v1/apps/{app_id}/android-channels", { params: { path: { app_id: appId } } });
   const [editing, setEditing] = useState<AndroidChannel | "new">();
   const manage = canManageApps(me.role);
 
@@ -59,7 +60,10 @@ export function AndroidChannelsPage({ appId }: { appId: string }) {
           onEdit={setEditing}
           onDelete={(c) =>
             attempt(
-              () => api("DELETE", `${base}/android-channels/${encodeURIComponent(c.id)}`),
+              () =>
+                herald.DELETE("/v1/apps/{app_id}/android-channels/{channel_id}", {
+                  params: { path: { app_id: appId, channel_id: c.id } },
+                }),
               `Channel ${c.name} deleted`,
             ).then(channels.reload)
           }

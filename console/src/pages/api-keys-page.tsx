@@ -1,7 +1,7 @@
 import { Button, Group, Modal, NumberInput, Select, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { api, errorMessage, query } from "../api/client";
-import type { ApiKey, App, CreatedApiKey, Page } from "../api/types";
+import { type Schemas, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
@@ -20,7 +20,10 @@ export function ApiKeysPage() {
   const { app, noApps } = useRequiredApp();
   const [page, setPage] = useState(1);
   const [creating, setCreating] = useState(false);
-  const keys = useApi<Page<ApiKey>>(app ? `/v1/apps/${app.id}/api-keys${query({ page, per_page: PER_PAGE })}` : null);
+  const keys = useApi(
+    "/v1/apps/{app_id}/api-keys",
+    app ? { params: { path: { app_id: app.id }, query: { page, per_page: PER_PAGE } } } : null,
+  );
   const manage = canManageApps(me.role);
 
   if (noApps) return <NoApp />;
@@ -70,7 +73,10 @@ export function ApiKeysPage() {
                         confirmLabel="Revoke key"
                         onConfirm={() =>
                           attempt(
-                            () => api("DELETE", `/v1/apps/${key.app_id}/api-keys/${key.id}`),
+                            () =>
+                              herald.DELETE("/v1/apps/{app_id}/api-keys/{key_id}", {
+                                params: { path: { app_id: key.app_id, key_id: key.id } },
+                              }),
                             `${key.name} revoked`,
                           ).then(keys.reload)
                         }
@@ -100,7 +106,7 @@ export function ApiKeysPage() {
 }
 
 /** Name, kind, scope and rate limit in; the secret out, shown once. */
-function CreateKeyModal({ app, onClose }: { app: App; onClose: () => void }) {
+function CreateKeyModal({ app, onClose }: { app: Schemas["App"]; onClose: () => void }) {
   const [name, setName] = useState("");
   const [kind, setKind] = useState<"server" | "client">("server");
   const [scope, setScope] = useState<"app" | "org">("app");
@@ -108,7 +114,7 @@ function CreateKeyModal({ app, onClose }: { app: App; onClose: () => void }) {
   const [rateLimit, setRateLimit] = useState<number | string>("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const [created, setCreated] = useState<CreatedApiKey>();
+  const [created, setCreated] = useState<Schemas["CreatedApiKey"]>();
 
   const submit = async () => {
     setError(undefined);
@@ -116,12 +122,17 @@ function CreateKeyModal({ app, onClose }: { app: App; onClose: () => void }) {
     setBusy(true);
     try {
       setCreated(
-        await api<CreatedApiKey>("POST", `/v1/apps/${app.id}/api-keys`, {
-          name: name.trim(),
-          kind,
-          scope: kind === "client" ? "app" : scope,
-          ...(rateLimit === "" ? {} : { rate_limit_per_minute: Number(rateLimit) }),
-        }),
+        unwrap(
+          await herald.POST("/v1/apps/{app_id}/api-keys", {
+            params: { path: { app_id: app.id } },
+            body: {
+              name: name.trim(),
+              kind,
+              scope: kind === "client" ? "app" : scope,
+              ...(rateLimit === "" ? {} : { rate_limit_per_minute: Number(rateLimit) }),
+            },
+          }),
+        ),
       );
     } catch (err) {
       setError(errorMessage(err));

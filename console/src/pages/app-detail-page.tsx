@@ -1,6 +1,5 @@
 import { Anchor, Badge, Breadcrumbs, Button, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import { useEffect } from "react";
-import type { App, PlatformConfigs } from "../api/types";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ErrorAlert, Loading } from "../components/feedback";
@@ -16,8 +15,8 @@ import { TestPushForm } from "./test-push-form";
 export function AppDetailPage({ id }: { id: string }) {
   const { me } = useSession();
   const { selectApp } = useCurrentApp();
-  const app = useApi<App>(`/v1/apps/${encodeURIComponent(id)}`);
-  const configs = useApi<PlatformConfigs>(`/v1/apps/${encodeURIComponent(id)}/platform-config`);
+  const app = useApi("/v1/apps/{app_id}", { params: { path: { app_id: id } } });
+  const configs = useApi("/v1/apps/{app_id}/platform-config", { params: { path: { app_id: id } } });
   const manage = canManageApps(me.role);
 
   useEffect(() => {

@@ -1,9 +1,11 @@
 import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { api, errorMessage } from "../api/client";
-import type { App, Platform } from "../api/types";
-import { PLATFORM_OPTIONS } from "./platforms";
+import { type Schemas, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
+import { type Platform, PLATFORM_OPTIONS } from "./platforms";
+
+type App = Schemas["App"];
 
 interface AppFormProps {
   /** The app to edit; a new one when undefined. */
@@ -36,7 +38,11 @@ export function AppForm({ app, opened, onClose, onSaved }: AppFormProps) {
     setError(undefined);
     const body = { name: values.name.trim(), platform: values.platform, bundle_id: values.bundle_id.trim() };
     try {
-      const saved = app ? await api<App>("PUT", `/v1/apps/${app.id}`, body) : await api<App>("POST", "/v1/apps", body);
+      const saved = unwrap(
+        app
+          ? await herald.PUT("/v1/apps/{app_id}", { params: { path: { app_id: app.id } }, body })
+          : await herald.POST("/v1/apps", { body }),
+      );
       form.reset();
       onSaved(saved);
     } catch (err) {

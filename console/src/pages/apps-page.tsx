@@ -1,7 +1,7 @@
 import { Anchor, Button, Group, Table, Text } from "@mantine/core";
 import { useState } from "react";
-import { api } from "../api/client";
-import type { App } from "../api/types";
+import type { Schemas } from "@herald/client";
+import { herald } from "../api/herald";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
 import { attempt, ErrorAlert, Loading } from "../components/feedback";
@@ -15,7 +15,7 @@ import { PLATFORM_LABELS } from "./platforms";
 export function AppsPage() {
   const { me } = useSession();
   const { apps, loading, error, reloadApps, selectApp } = useCurrentApp();
-  const [editing, setEditing] = useState<App | "new">();
+  const [editing, setEditing] = useState<Schemas["App"] | "new">();
   const manage = canManageApps(me.role);
 
   return (
@@ -84,7 +84,10 @@ export function AppsPage() {
                             title={`Delete ${app.name}?`}
                             confirmLabel="Delete app"
                             onConfirm={() =>
-                              attempt(() => api("DELETE", `/v1/apps/${app.id}`), `${app.name} deleted`).then(reloadApps)
+                              attempt(
+                                () => herald.DELETE("/v1/apps/{app_id}", { params: { path: { app_id: app.id } } }),
+                                `${app.name} deleted`,
+                              ).then(reloadApps)
                             }
                           >
                             Its devices, platform credentials and API keys are deleted with it. This cannot be undone.

@@ -15,8 +15,8 @@ import {
   Title,
 } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { api, errorMessage, query } from "../api/client";
-import type { AndroidChannel, Campaign, Page, Segment } from "../api/types";
+import { type operations, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { NoApp } from "../components/no-app";
 import { useRequiredApp } from "../layout/app-picker";
@@ -32,6 +32,8 @@ import {
 import { localInputIn, scheduledAtUtc } from "./schedule";
 
 type Audience = "all" | "users" | "segment";
+/** What every send endpoint takes besides its audience (POST /v1/push/send takes just this). */
+type SendBody = operations["sendToAll"]["requestBody"]["content"]["application/json"];
 
 /** Composes a campaign and sends it through the push endpoint of its audience. */
 export default function CampaignComposer() {
@@ -51,11 +53,12 @@ export default function CampaignComposer() {
   const [at, setAt] = useState(() => localInputIn(LOCAL_TIME_ZONE, 60));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const segments = useApi<Page<Segment>>(
-    app && audience === "segment" ? `/v1/segments${query({ app_id: app.id, per_page: 200 })}` : null,
+  const segments = useApi(
+    "/v1/segments",
+    app && audience === "segment" ? { params: { query: { app_id: app.id, per_page: 200 } } } : null,
   );
   // One page always: an app has at most 100 channels.
-  const channels = useApi<Page<AndroidChannel>>(app ? `/v1/apps/${app.id}/android-channels` : null);
+  const channels = useApi("/v1/apps/{app_id}/android-channels", app ? { params: { path: { app_id: app.id } } } : null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a channel of another app is not this app's
   useEffect(() => setChannelId(null), [app?.id]);
 
@@ -80,7 +83,7 @@ export default function CampaignComposer() {
     const problem = problems();
     setError(problem);
     if (problem) return;
-    const body: Record<string, unknown> = {
+    const body: SendBody = {
       app_id: app.id,
       name: name.trim(),
       contents: Object.fromEntries(
@@ -95,15 +98,16 @@ export default function CampaignComposer() {
       priority,
       ...(channelId ? { android_channel_id: channelId } : {}),
       ...(when === "later" ? { scheduled_at: scheduledAtUtc(at, zone) } : {}),
-      ...(audience === "users" ? { external_ids: ids() } : {}),
-      ...(audience === "segment" ? { segment_id: segmentId } : {}),
     };
-    const path = { all: "/v1/push/send", users: "/v1/push/send-to-users", segment: "/v1/push/send-to-segment" }[
-      audience
-    ];
     setBusy(true);
     try {
-      const campaign = await api<Campaign>("POST", path, body);
+      const campaign = unwrap(
+        audience === "users"
+          ? await herald.POST("/v1/push/send-to-users", { body: { ...body, external_ids: ids() } })
+          : audience === "segment"
+            ? await herald.POST("/v1/push/send-to-segment", { body: { ...body, segment_id: segmentId! } })
+            : await herald.POST("/v1/push/send", { body }),
+      );
       navigate(`/campaigns/${campaign.id}`);
     } catch (err) {
       setError(errorMessage(err));

@@ -1,7 +1,7 @@
 import { Anchor, Breadcrumbs, Card, Group, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import { api } from "../api/client";
-import type { Campaign } from "../api/types";
+import type { Schemas } from "@herald/client";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
@@ -16,6 +16,8 @@ import { languageName } from "./composer-fields";
 
 const DeliveryChart = lazy(() => import("./delivery-chart"));
 
+type Campaign = Schemas["Campaign"];
+
 /** Polls fast while delivery runs, slowly while scheduled, not at all once it has ended. */
 const pollFor = (c: Campaign | undefined) =>
   !c ? 1_000 : isRunning(c.status) ? 1_000 : c.status === "scheduled" ? 5_000 : undefined;
@@ -23,7 +25,7 @@ const pollFor = (c: Campaign | undefined) =>
 export default function CampaignDetailPage({ id }: { id: string }) {
   const { me } = useSession();
   const [poll, setPoll] = useState<number | undefined>(1_000);
-  const campaign = useApi<Campaign>(`/v1/campaigns/${encodeURIComponent(id)}`, poll);
+  const campaign = useApi("/v1/campaigns/{id}", { params: { path: { id } } }, poll);
   const points = useDeliverySeries(campaign.data);
   const c = campaign.data;
 
@@ -50,7 +52,10 @@ export default function CampaignDetailPage({ id }: { id: string }) {
             title={`Cancel ${c.name}?`}
             size="sm"
             onConfirm={() =>
-              attempt(() => api("POST", `/v1/campaigns/${c.id}/cancel`), "Campaign cancelled").then(campaign.reload)
+              attempt(
+                () => herald.POST("/v1/campaigns/{id}/cancel", { params: { path: { id: c.id } } }),
+                "Campaign cancelled",
+              ).then(campaign.reload)
             }
           >
             No device will receive it. This cannot be undone.

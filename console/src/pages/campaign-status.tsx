@@ -1,5 +1,7 @@
 import { Badge } from "@mantine/core";
-import type { CampaignStatus } from "../api/types";
+import type { Schemas } from "@herald/client";
+
+export type CampaignStatus = Schemas["Campaign"]["status"];
 
 export const STATUSES: CampaignStatus[] = ["scheduled", "queued", "sending", "completed", "cancelled", "failed"];
 

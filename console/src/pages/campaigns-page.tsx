@@ -1,7 +1,6 @@
 import { Anchor, Button, Group, Progress, Select, Table, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { query } from "../api/client";
-import type { Campaign, CampaignStatus, Page } from "../api/types";
+import type { Schemas } from "@herald/client";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ErrorAlert, Loading } from "../components/feedback";
@@ -11,7 +10,7 @@ import { Pager } from "../components/pager";
 import { useRequiredApp } from "../layout/app-picker";
 import { canSend } from "../roles";
 import { linkProps, navigate } from "../routing";
-import { isRunning, STATUSES, StatusBadge } from "./campaign-status";
+import { type CampaignStatus, isRunning, STATUSES, StatusBadge } from "./campaign-status";
 
 const PER_PAGE = 20;
 
@@ -21,8 +20,9 @@ export function CampaignsPage() {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<CampaignStatus | "">("");
   // The API filters by status and counts; the list polls while campaigns progress.
-  const list = useApi<Page<Campaign>>(
-    app ? `/v1/campaigns${query({ app_id: app.id, status, page, per_page: PER_PAGE })}` : null,
+  const list = useApi(
+    "/v1/campaigns",
+    app ? { params: { query: { app_id: app.id, status: status || undefined, page, per_page: PER_PAGE } } } : null,
     5_000,
   );
 
@@ -89,7 +89,7 @@ export function CampaignsPage() {
 }
 
 /** Outcomes so far over the audience. */
-export function CampaignProgress({ campaign }: { campaign: Campaign }) {
+export function CampaignProgress({ campaign }: { campaign: Schemas["Campaign"] }) {
   const s = campaign.stats;
   const done = s.delivered + s.failed + s.bounced + s.throttled;
   const of = campaign.audience_size;

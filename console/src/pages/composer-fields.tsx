@@ -1,5 +1,5 @@
 import { ActionIcon, Anchor, Button, Fieldset, Group, Select, Stack, Text, TextInput, Textarea } from "@mantine/core";
-import type { AndroidChannel } from "../api/types";
+import type { Schemas } from "@herald/client";
 import { ErrorAlert } from "../components/feedback";
 import { linkProps } from "../routing";
 
@@ -125,7 +125,7 @@ export function DataEditor(props: { value: DataPair[]; onChange: (v: DataPair[])
 interface AndroidChannelSelectProps {
   appId: string;
   /** The app's channels; undefined while they load. */
-  channels: AndroidChannel[] | undefined;
+  channels: Schemas["AndroidChannel"][] | undefined;
   error: unknown;
   value: string | null;
   onChange: (id: string | null) => void;

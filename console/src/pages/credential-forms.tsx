@@ -1,18 +1,24 @@
 import { Button, FileInput, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { api, errorMessage } from "../api/client";
-import type { App, IosConfig, WebConfig } from "../api/types";
+import { type operations, type Schemas, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
 import { notifySuccess } from "../components/feedback";
+
+type App = Schemas["App"];
+type IosConfig = Schemas["IosPlatformConfig"];
+type WebConfig = Schemas["WebPlatformConfig"];
+/** An APNs key, FCM service account or VAPID subject, as POST …/platform-config takes it. */
+type ConfigInput = operations["setPlatformConfig"]["requestBody"]["content"]["application/json"];
 
 /** POST /v1/apps/{id}/platform-config, reporting the API's message on failure. */
 function useSave(app: App, onSaved: () => void) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const save = async (body: Record<string, unknown>, done: string) => {
+  const save = async (body: ConfigInput, done: string) => {
     setBusy(true);
     setError(undefined);
     try {
-      await api("POST", `/v1/apps/${app.id}/platform-config`, body);
+      unwrap(await herald.POST("/v1/apps/{app_id}/platform-config", { params: { path: { app_id: app.id } }, body }));
       notifySuccess(done);
       onSaved();
       return true;
@@ -54,7 +60,7 @@ export function ApnsForm({ app, current, onSaved }: { app: App; current: IosConf
   const [keyId, setKeyId] = useState(current?.apns_key_id ?? "");
   const [teamId, setTeamId] = useState(current?.apns_team_id ?? "");
   const [topic, setTopic] = useState(current?.apns_topic ?? "");
-  const [environment, setEnvironment] = useState<string>(current?.apns_environment ?? "production");
+  const [environment, setEnvironment] = useState(current?.apns_environment ?? "production");
   const [problem, setProblem] = useState<string>();
 
   const submit = async () => {
@@ -101,7 +107,7 @@ export function ApnsForm({ app, current, onSaved }: { app: App; current: IosConf
           { value: "sandbox", label: "Sandbox (development builds)" },
         ]}
         value={environment}
-        onChange={(v) => v && setEnvironment(v)}
+        onChange={(v) => v && setEnvironment(v as typeof environment)}
         allowDeselect={false}
       />
       <Button type="submit" loading={busy}>

@@ -1,4 +1,5 @@
-import type { Platform } from "../api/types";
+import type { operations } from "@herald/client";
+import type { Platform } from "./platforms";
 
 export interface DeviceFilters {
   externalId: string;
@@ -12,14 +13,18 @@ export const NO_FILTERS: DeviceFilters = { externalId: "", platform: "", languag
 
 export const filtersActive = (f: DeviceFilters) => Object.values(f).some((v) => v !== "");
 
+type DeviceQuery = NonNullable<operations["listDevices"]["parameters"]["query"]>;
+
 const yesNo = (v: "" | "yes" | "no") => (v === "" ? undefined : v === "yes");
 
-/** The filters as GET /v1/devices query parameters; the API filters and counts. */
-export function filterParams(f: DeviceFilters): Record<string, string | boolean | undefined> {
+/** The filters as GET /v1/devices query parameters (unset ones left out); the API filters and counts. */
+export function filterParams(
+  f: DeviceFilters,
+): Pick<DeviceQuery, "external_id" | "platform" | "language" | "opted_in" | "invalid"> {
   return {
-    external_id: f.externalId.trim(),
-    platform: f.platform,
-    language: f.language.trim(),
+    external_id: f.externalId.trim() || undefined,
+    platform: f.platform || undefined,
+    language: f.language.trim() || undefined,
     opted_in: yesNo(f.optedIn),
     invalid: yesNo(f.invalid),
   };

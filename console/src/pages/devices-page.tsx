@@ -1,8 +1,8 @@
 import { Badge, Button, Group, Select, SimpleGrid, Table, Text, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useEffect, useState } from "react";
-import { api, query } from "../api/client";
-import type { Device, Page } from "../api/types";
+import type { Schemas } from "@herald/client";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
@@ -31,8 +31,9 @@ export function DevicesPage() {
   const filtering = filtersActive(debounced);
 
   // The API filters, pages and counts; the console only passes the filters on.
-  const list = useApi<Page<Device>>(
-    app ? `/v1/devices${query({ app_id: app.id, page, per_page: PER_PAGE, ...filterParams(debounced) })}` : null,
+  const list = useApi(
+    "/v1/devices",
+    app ? { params: { query: { app_id: app.id, page, per_page: PER_PAGE, ...filterParams(debounced) } } } : null,
   );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: other filters or another app start at page 1
@@ -100,7 +101,7 @@ export function DevicesPage() {
   );
 }
 
-function DeviceTable(props: { devices: Device[]; canChange: boolean; onChanged: () => void }) {
+function DeviceTable(props: { devices: Schemas["Device"][]; canChange: boolean; onChanged: () => void }) {
   return (
     <Table.ScrollContainer minWidth={820}>
       <Table striped verticalSpacing="xs" aria-label="Devices">
@@ -148,7 +149,10 @@ function DeviceTable(props: { devices: Device[]; canChange: boolean; onChanged: 
                       aria-label={`${d.opted_in ? "Opt out" : "Opt in"} device ${d.external_id ?? d.id}`}
                       onClick={() =>
                         void attempt(
-                          () => api("POST", `/v1/devices/${d.id}/${d.opted_in ? "opt-out" : "opt-in"}`),
+                          () =>
+                            herald.POST(d.opted_in ? "/v1/devices/{id}/opt-out" : "/v1/devices/{id}/opt-in", {
+                              params: { path: { id: d.id } },
+                            }),
                           d.opted_in ? "Device opted out" : "Device opted in",
                         ).then(props.onChanged)
                       }
@@ -161,7 +165,10 @@ function DeviceTable(props: { devices: Device[]; canChange: boolean; onChanged: 
                       title="Delete this device?"
                       confirmLabel="Delete device"
                       onConfirm={() =>
-                        attempt(() => api("DELETE", `/v1/devices/${d.id}`), "Device deleted").then(props.onChanged)
+                        attempt(
+                          () => herald.DELETE("/v1/devices/{id}", { params: { path: { id: d.id } } }),
+                          "Device deleted",
+                        ).then(props.onChanged)
                       }
                     >
                       The registration is removed; the device registers again when its app next starts.

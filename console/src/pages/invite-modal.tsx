@@ -1,9 +1,9 @@
 import { Button, Group, Modal, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { api, errorMessage } from "../api/client";
-import type { CreatedInvitation, Role } from "../api/types";
+import { type Schemas, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
 import { SecretOnce } from "../components/secret-once";
-import { ROLES } from "../roles";
+import { ROLES, type Role } from "../roles";
 
 /** Email and role in; the invitation link out, shown once. */
 export function InviteModal({ onClose }: { onClose: () => void }) {
@@ -11,14 +11,14 @@ export function InviteModal({ onClose }: { onClose: () => void }) {
   const [role, setRole] = useState<Role>("developer");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
-  const [created, setCreated] = useState<CreatedInvitation>();
+  const [created, setCreated] = useState<Schemas["CreatedInvitation"]>();
 
   const submit = async () => {
     setError(undefined);
     if (!/^[^\s@]+@[^\s@]+$/.test(email.trim())) return setError("Enter the email address to invite.");
     setBusy(true);
     try {
-      setCreated(await api<CreatedInvitation>("POST", "/v1/invitations", { email: email.trim(), role }));
+      setCreated(unwrap(await herald.POST("/v1/invitations", { body: { email: email.trim(), role } })));
     } catch (err) {
       setError(errorMessage(err));
     } finally {

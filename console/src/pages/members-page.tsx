@@ -1,20 +1,19 @@
 import { Button, Select, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
-import { api } from "../api/client";
-import type { Invitation, Member, Page, Role } from "../api/types";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
 import { attempt, ErrorAlert, Loading } from "../components/feedback";
 import { formatTime, PageHeader } from "../components/page-header";
-import { canManageMembers, ROLES } from "../roles";
+import { canManageMembers, ROLES, type Role } from "../roles";
 import { InviteModal } from "./invite-modal";
 
 export function MembersPage() {
   const { me } = useSession();
   const manage = canManageMembers(me.role);
-  const members = useApi<Page<Member>>("/v1/members?per_page=200");
-  const invitations = useApi<Page<Invitation>>(manage ? "/v1/invitations?per_page=200" : null);
+  const members = useApi("/v1/members", { params: { query: { per_page: 200 } } });
+  const invitations = useApi("/v1/invitations", manage ? { params: { query: { per_page: 200 } } } : null);
   const [inviting, setInviting] = useState(false);
 
   return (
@@ -59,7 +58,11 @@ export function MembersPage() {
                           onChange={(role) =>
                             role &&
                             void attempt(
-                              () => api("PATCH", `/v1/members/${m.user.id}`, { role: role as Role }),
+                              () =>
+                                herald.PATCH("/v1/members/{user_id}", {
+                                  params: { path: { user_id: m.user.id } },
+                                  body: { role: role as Role },
+                                }),
                               `${m.user.email} is now ${role}`,
                             ).then(members.reload)
                           }
@@ -77,9 +80,13 @@ export function MembersPage() {
                           title={`Remove ${m.user.email}?`}
                           confirmLabel="Remove member"
                           onConfirm={() =>
-                            attempt(() => api("DELETE", `/v1/members/${m.user.id}`), `${m.user.email} removed`).then(
-                              members.reload,
-                            )
+                            attempt(
+                              () =>
+                                herald.DELETE("/v1/members/{user_id}", {
+                                  params: { path: { user_id: m.user.id } },
+                                }),
+                              `${m.user.email} removed`,
+                            ).then(members.reload)
                           }
                         >
                           They lose access to this organization at once.
@@ -127,9 +134,13 @@ export function MembersPage() {
                           title={`Revoke the invitation of ${inv.email}?`}
                           confirmLabel="Revoke invitation"
                           onConfirm={() =>
-                            attempt(() => api("DELETE", `/v1/invitations/${inv.id}`), "Invitation revoked").then(
-                              invitations.reload,
-                            )
+                            attempt(
+                              () =>
+                                herald.DELETE("/v1/invitations/{invitation_id}", {
+                                  params: { path: { invitation_id: inv.id } },
+                                }),
+                              "Invitation revoked",
+                            ).then(invitations.reload)
                           }
                         >
                           The link stops working.

@@ -12,12 +12,14 @@ import {
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useEffect, useMemo, useState } from "react";
-import { api, errorMessage } from "../api/client";
-import type { App, Platform, Segment, SegmentRule } from "../api/types";
+import { type Schemas, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
 import { notifySuccess } from "../components/feedback";
 import { TIME_ZONES } from "../timezones";
-import { PLATFORM_OPTIONS } from "./platforms";
-import { compactRule } from "./segment-rule";
+import { type Platform, PLATFORM_OPTIONS } from "./platforms";
+import { compactRule, type SegmentRule } from "./segment-rule";
+
+type App = Schemas["App"];
 
 /** The rule builder with a live count of the devices the rule selects now. */
 export function SegmentBuilder({ app, onClose, onSaved }: { app: App; onClose: () => void; onSaved: () => void }) {
@@ -37,7 +39,9 @@ export function SegmentBuilder({ app, onClose, onSaved }: { app: App; onClose: (
     if (empty) return setError("Set at least one condition.");
     setBusy(true);
     try {
-      const saved = await api<Segment>("POST", "/v1/segments", { app_id: app.id, name: name.trim(), rule: compact });
+      const saved = unwrap(
+        await herald.POST("/v1/segments", { body: { app_id: app.id, name: name.trim(), rule: compact } }),
+      );
       notifySuccess(`Segment ${saved.name} saved: ${saved.preview_count ?? 0} devices match now`);
       onSaved();
     } catch (err) {
@@ -148,10 +152,13 @@ function usePreviewCount(appId: string, rule: SegmentRule): Preview | undefined 
   useEffect(() => {
     if (asked === "{}") return;
     let stale = false;
-    api<{ count: number }>("POST", "/v1/segments/preview", { app_id: appId, rule: JSON.parse(asked) }).then(
-      ({ count }) => !stale && setPreview({ for: asked, value: { count } }),
-      (error: unknown) => !stale && setPreview({ for: asked, value: { error } }),
-    );
+    herald
+      .POST("/v1/segments/preview", { body: { app_id: appId, rule: JSON.parse(asked) as SegmentRule } })
+      .then(unwrap)
+      .then(
+        ({ count }) => !stale && setPreview({ for: asked, value: { count } }),
+        (error: unknown) => !stale && setPreview({ for: asked, value: { error } }),
+      );
     return () => {
       stale = true;
     };

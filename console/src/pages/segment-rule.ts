@@ -1,4 +1,6 @@
-import type { SegmentRule } from "../api/types";
+import type { Schemas } from "@herald/client";
+
+export type SegmentRule = Schemas["SegmentRule"];
 
 /** The rule with only the parts that are set, as the API wants it. */
 export function compactRule(rule: SegmentRule): SegmentRule {

@@ -1,7 +1,6 @@
 import { Button, Table, Text } from "@mantine/core";
 import { useState } from "react";
-import { api, query } from "../api/client";
-import type { Page, Segment } from "../api/types";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
@@ -21,8 +20,9 @@ export function SegmentsPage() {
   const { app, noApps } = useRequiredApp();
   const [page, setPage] = useState(1);
   const [building, setBuilding] = useState(false);
-  const segments = useApi<Page<Segment>>(
-    app ? `/v1/segments${query({ app_id: app.id, page, per_page: PER_PAGE })}` : null,
+  const segments = useApi(
+    "/v1/segments",
+    app ? { params: { query: { app_id: app.id, page, per_page: PER_PAGE } } } : null,
   );
   const change = canSend(me.role);
 
@@ -64,9 +64,10 @@ export function SegmentsPage() {
                         title={`Delete ${s.name}?`}
                         confirmLabel="Delete segment"
                         onConfirm={() =>
-                          attempt(() => api("DELETE", `/v1/segments/${s.id}`), `${s.name} deleted`).then(
-                            segments.reload,
-                          )
+                          attempt(
+                            () => herald.DELETE("/v1/segments/{id}", { params: { path: { id: s.id } } }),
+                            `${s.name} deleted`,
+                          ).then(segments.reload)
                         }
                       >
                         Scheduled campaigns that target it will fail when their time comes.

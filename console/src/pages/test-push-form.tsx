@@ -1,10 +1,12 @@
 import { Anchor, Button, Card, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { api, errorMessage } from "../api/client";
-import type { App, Campaign } from "../api/types";
+import { type Schemas, unwrap } from "@herald/client";
+import { errorMessage, herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { linkProps } from "../routing";
 import { isRunning, StatusBadge } from "./campaign-status";
+
+type Campaign = Schemas["Campaign"];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -13,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * (POST /v1/push/send-to-devices), so it goes the way any campaign goes and its outcome
  * shows here as it arrives.
  */
-export function TestPushForm({ app }: { app: App }) {
+export function TestPushForm({ app }: { app: Schemas["App"] }) {
   const [deviceId, setDeviceId] = useState("");
   const [title, setTitle] = useState("Test from Herald");
   const [body, setBody] = useState("If you can read this, push works.");
@@ -29,13 +31,17 @@ export function TestPushForm({ app }: { app: App }) {
     setError(undefined);
     setSent(undefined);
     try {
-      const campaign = await api<Campaign>("POST", "/v1/push/send-to-devices", {
-        app_id: app.id,
-        name: `Test push to device ${id.toLowerCase()}`,
-        device_ids: [id],
-        contents: { en: { title, body } },
-        data: { herald_test: "true" },
-      });
+      const campaign = unwrap(
+        await herald.POST("/v1/push/send-to-devices", {
+          body: {
+            app_id: app.id,
+            name: `Test push to device ${id.toLowerCase()}`,
+            device_ids: [id],
+            contents: { en: { title, body } },
+            data: { herald_test: "true" },
+          },
+        }),
+      );
       setSent(campaign);
     } catch (err) {
       setError(errorMessage(err));
@@ -90,7 +96,7 @@ export function TestPushForm({ app }: { app: App }) {
 /** The test campaign as it goes: polled while it runs, then its final counts. */
 function TestPushOutcome({ first }: { first: Campaign }) {
   const [running, setRunning] = useState(isRunning(first.status));
-  const polled = useApi<Campaign>(`/v1/campaigns/${first.id}`, running ? 1000 : undefined);
+  const polled = useApi("/v1/campaigns/{id}", { params: { path: { id: first.id } } }, running ? 1000 : undefined);
   const c = polled.data ?? first;
   useEffect(() => setRunning(isRunning(c.status)), [c.status]);
   const done = c.status === "completed";
