@@ -60,7 +60,9 @@ import { registerMemberRoutes } from "./routes/members.js";
 import { registerOAuthClientRoutes } from "./routes/oauth-clients.js";
 import { registerOrgRoutes } from "./routes/org.js";
 import { registerRoleCheck } from "./member-roles.js";
+import { registerEarlyAuthorization } from "./early-authorization.js";
 import { clientErrorReply } from "./client-errors.js";
+import { errorReply } from "./http-errors.js";
 import { sharedSchemas } from "./schemas/components.js";
 import { createValidatorCompiler } from "./validation.js";
 import { DeferredCompilation, deferredSerializers } from "./deferred-compilation.js";
@@ -113,11 +115,11 @@ const EXPOSED_HEADERS = [
 function frameworkErrorReply(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   // A path id too long for any route, or not even valid percent-encoding, cannot name a
   // resource: 404 like any other id that cannot exist, as the document says.
-  if (err.code === "FST_ERR_MAX_PARAM_LENGTH" || err.code === "FST_ERR_BAD_URL") {
-    void reply.code(404).send({ error: "NotFound", message: "no such resource" });
-  } else {
-    void reply.code(400).send({ error: "ValidationError", message: "the request URL is malformed" });
-  }
+  const out =
+    err.code === "FST_ERR_MAX_PARAM_LENGTH" || err.code === "FST_ERR_BAD_URL"
+      ? errorReply("NotFound", "no such resource")
+      : errorReply("ValidationError", "the request URL is malformed");
+  void reply.code(out.status).send(out.body);
 }
 
 /** The whole gateway, wired but not listening: server.ts listens, tests use inject(). */
@@ -217,8 +219,9 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   };
 
   // Everything under /v1 is authenticated, then rate-limited, then checked against the
-  // route's role, then validated (hooks run in that order, before the body is parsed);
-  // the routes above stay public.
+  // route's role (hooks run in that order), then against the app or resource the path or
+  // query names, all before the body is parsed; an app named in the body is checked after
+  // parsing, before validation (early-authorization.ts). The routes above stay public.
   const limiter = new RateLimiter(opts.redis, config.redisKeyPrefix);
   const clientAddress = clientAddressOf(config.trustProxy);
   await app.register(
@@ -226,6 +229,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerAuth(v1, { apiKeys, jwt: sessions, metrics });
       registerRateLimit(v1, { limiter, metrics, now, clientAddress });
       registerRoleCheck(v1);
+      registerEarlyAuthorization(v1);
       registerAppRoutes(v1, deps);
       registerPlatformConfigRoutes(v1, deps);
       registerApiKeyRoutes(v1, deps);

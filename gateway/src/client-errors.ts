@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
+import { errorReply } from "./http-errors.js";
 
 /**
  * Requests Node's HTTP parser refuses before fastify sees them (no route, no hook runs):
@@ -10,12 +11,12 @@ import type { Socket } from "node:net";
  */
 export function clientErrorReply(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
-  const [status, body] =
+  const { status, body } =
     err.code === "HPE_HEADER_OVERFLOW"
-      ? [431, { error: "RequestHeaderFieldsTooLarge", message: "the request line and headers exceed 16 KiB" }]
+      ? errorReply("RequestHeaderFieldsTooLarge", "the request line and headers exceed 16 KiB")
       : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, { error: "RequestTimeout", message: "the request did not arrive in time" }]
-        : [400, { error: "ValidationError", message: "the request is not well-formed HTTP/1.1" }];
+        ? errorReply("RequestTimeout", "the request did not arrive in time")
+        : errorReply("ValidationError", "the request is not well-formed HTTP/1.1");
   const text = JSON.stringify(body);
   if (socket.writable) {
     socket.write(

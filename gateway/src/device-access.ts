@@ -4,6 +4,7 @@ import type { AppDirectory } from "./app-directory.js";
 import type { DeviceClient } from "./backends.js";
 import { isClientKey, presentedPushToken, PUSH_TOKEN_MISMATCH } from "./client-key-policy.js";
 import { possessesDevice } from "./device-possession.js";
+import { perRequest } from "./early-authorization.js";
 import { forbidden } from "./http-errors.js";
 import { principalOf } from "./plugins/auth.js";
 
@@ -13,7 +14,16 @@ import { principalOf } from "./plugins/auth.js";
  * (the "device-proof" access of client-key-policy.ts); a wrong one gets the same 403
  * whichever app the device is in, so nothing says where a device lives.
  */
-export async function authorizedDevice(
+export function authorizedDevice(
+  deps: { devices: DeviceClient; apps: AppDirectory },
+  request: FastifyRequest,
+  id: string,
+): Promise<Device> {
+  // Once per request: the early check (early-authorization.ts) and the handler share it.
+  return perRequest(request, `device:${id}`, () => lookUp(deps, request, id));
+}
+
+async function lookUp(
   deps: { devices: DeviceClient; apps: AppDirectory },
   request: FastifyRequest,
   id: string,

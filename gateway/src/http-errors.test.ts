@@ -64,7 +64,7 @@ describe("gateway errors", () => {
       internal: false,
     });
     expect(toErrorReply(forbidden("not yours")).body).toEqual({ error: "Forbidden", message: "not yours" });
-    expect(toErrorReply(new HttpError(503, "ServiceUnavailable", "later")).internal).toBe(true);
+    expect(toErrorReply(new HttpError("ServiceUnavailable", "later")).internal).toBe(true);
   });
 
   it("turns anything unknown into a bare 500", () => {

@@ -1,11 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ERROR_NAME_HEADER } from "@herald/runtime";
+import { API_ERRORS, type ApiErrorName, ERROR_NAME_HEADER, isApiErrorName, statusOf } from "@herald/runtime";
 
 /**
  * The one place that decides how a failure looks on the wire: an HTTP status and the
  * API's error body `{"error": Name, "message": text}` (plus `details` for validation;
  * docs/design.md §3 Errors).
- * Everything a route, hook or backend can throw ends up in `toErrorReply`.
+ * Everything a route, hook or backend can throw ends up in `toErrorReply`. Names and
+ * statuses come from the one catalog, API_ERRORS (packages/runtime/src/errors.ts).
  */
 
 export interface FieldError {
@@ -15,7 +16,7 @@ export interface FieldError {
 }
 
 export interface ErrorBody {
-  error: string;
+  error: ApiErrorName;
   message: string;
   details?: FieldError[];
 }
@@ -27,75 +28,73 @@ export interface ErrorReply {
   internal: boolean;
 }
 
-/** An error the gateway itself raises, already in wire terms. */
+/** An error the gateway itself raises, already in wire terms: its status is its name's. */
 export class HttpError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly errorName: string,
+    readonly errorName: ApiErrorName,
     message: string,
     readonly details?: FieldError[],
   ) {
     super(message);
     this.name = "HttpError";
+    this.status = statusOf(errorName);
   }
 }
 
 export const badRequest = (message: string, details?: FieldError[]) =>
-  new HttpError(400, "ValidationError", message, details);
-export const unauthorized = (message: string) => new HttpError(401, "Unauthorized", message);
-export const forbidden = (message: string) => new HttpError(403, "Forbidden", message);
-export const notFound = (message: string) => new HttpError(404, "NotFound", message);
-export const conflict = (message: string) => new HttpError(409, "Conflict", message);
-export const rateLimited = (message: string) => new HttpError(429, "RateLimited", message);
+  new HttpError("ValidationError", message, details);
+export const unauthorized = (message: string) => new HttpError("Unauthorized", message);
+export const forbidden = (message: string) => new HttpError("Forbidden", message);
+export const notFound = (message: string) => new HttpError("NotFound", message);
+export const conflict = (message: string) => new HttpError("Conflict", message);
+export const rateLimited = (message: string) => new HttpError("RateLimited", message);
+export const unsupportedMediaType = (message: string) => new HttpError("UnsupportedMediaType", message);
+export const serviceUnavailable = (message: string) => new HttpError("ServiceUnavailable", message);
 
-const INTERNAL: ErrorReply = {
-  status: 500,
-  body: { error: "InternalError", message: "internal error" },
-  internal: true,
+/** The reply for an error name, status from the catalog; 5xx are ours (logged, never shown). */
+export function errorReply(name: ApiErrorName, message: string, details?: FieldError[]): ErrorReply {
+  const status = statusOf(name);
+  const body: ErrorBody = { error: name, message };
+  if (details) body.details = details;
+  return { status, body, internal: status >= 500 };
+}
+
+/** The wire body alone, for the few answers sent outside the error handler. */
+export const errorBody = (name: ApiErrorName, message: string): ErrorBody => ({ error: name, message });
+
+const INTERNAL = errorReply("InternalError", "internal error");
+const UNAVAILABLE = errorReply("ServiceUnavailable", "a backend service is unavailable; retry later");
+
+const CONNECT_NAMES: Partial<Record<Code, ApiErrorName>> = {
+  [Code.InvalidArgument]: "ValidationError",
+  [Code.OutOfRange]: "ValidationError",
+  [Code.Unauthenticated]: "Unauthorized",
+  [Code.PermissionDenied]: "Forbidden",
+  [Code.NotFound]: "NotFound",
+  [Code.AlreadyExists]: "Conflict",
+  [Code.Aborted]: "Conflict",
+  [Code.FailedPrecondition]: "UnprocessableEntity",
+  [Code.ResourceExhausted]: "RateLimited",
 };
 
-const UNAVAILABLE: ErrorReply = {
-  status: 503,
-  body: { error: "ServiceUnavailable", message: "a backend service is unavailable; retry later" },
-  internal: true,
-};
-
-const CONNECT_STATUS: Partial<Record<Code, { status: number; name: string }>> = {
-  [Code.InvalidArgument]: { status: 400, name: "ValidationError" },
-  [Code.OutOfRange]: { status: 400, name: "ValidationError" },
-  [Code.Unauthenticated]: { status: 401, name: "Unauthorized" },
-  [Code.PermissionDenied]: { status: 403, name: "Forbidden" },
-  [Code.NotFound]: { status: 404, name: "NotFound" },
-  [Code.AlreadyExists]: { status: 409, name: "Conflict" },
-  [Code.Aborted]: { status: 409, name: "Conflict" },
-  [Code.FailedPrecondition]: { status: 422, name: "UnprocessableEntity" },
-  [Code.ResourceExhausted]: { status: 429, name: "RateLimited" },
-};
-
-/** Names of the 4xx statuses fastify itself produces (parsing, limits, media types). */
-const STATUS_NAMES: Record<number, string> = {
-  400: "ValidationError",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "NotFound",
-  405: "MethodNotAllowed",
-  406: "NotAcceptable",
-  409: "Conflict",
-  411: "LengthRequired",
-  413: "PayloadTooLarge",
-  414: "UriTooLong",
-  415: "UnsupportedMediaType",
-  422: "UnprocessableEntity",
-  429: "RateLimited",
-  431: "HeadersTooLarge",
-};
+/** The catalog's name for each 4xx status fastify itself produces (parsing, limits, media types). */
+const FRAMEWORK_NAMES: Partial<Record<number, ApiErrorName>> = Object.fromEntries(
+  (["ValidationError", "NotFound", "PayloadTooLarge", "UnsupportedMediaType"] as const).map((n) => [
+    API_ERRORS[n].status,
+    n,
+  ]),
+);
 
 export function fromConnectError(err: ConnectError): ErrorReply {
   if (err.code === Code.Unavailable || err.code === Code.DeadlineExceeded) return UNAVAILABLE;
-  const mapped = CONNECT_STATUS[err.code];
+  const mapped = CONNECT_NAMES[err.code];
   if (!mapped) return INTERNAL;
-  const name = err.metadata.get(ERROR_NAME_HEADER)?.trim() || mapped.name;
-  return { status: mapped.status, body: { error: name, message: err.rawMessage }, internal: false };
+  // A service may name a more specific error (herald-error); only names of the catalog pass.
+  const named = err.metadata.get(ERROR_NAME_HEADER)?.trim() ?? "";
+  const name = isApiErrorName(named) && statusOf(named) === statusOf(mapped) ? named : mapped;
+  return errorReply(name, err.rawMessage);
 }
 
 /** The shape of ajv errors as fastify attaches them (`err.validation`). */
@@ -153,15 +152,13 @@ export function fieldErrors(violations: SchemaViolation[]): FieldError[] {
  * (not a UUID) names no resource, so it is a 404 like any other unknown id.
  */
 export function fromSchemaViolations(part: RequestPart, violations: SchemaViolation[]): ErrorReply {
-  if (part === "params") {
-    return { status: 404, body: { error: "NotFound", message: "no such resource" }, internal: false };
-  }
+  if (part === "params") return errorReply("NotFound", "no such resource");
   const details = fieldErrors(violations);
   const first = details[0];
   const message = first
     ? `invalid ${PART_LABEL[part]}: ${first.field} ${first.message}`
     : `invalid ${PART_LABEL[part]}`;
-  return { status: 400, body: { error: "ValidationError", message, details }, internal: false };
+  return errorReply("ValidationError", message, details);
 }
 
 interface FastifyLikeError {
@@ -183,23 +180,20 @@ const SAFE_MESSAGES: Record<string, string> = {
 };
 
 export function toErrorReply(err: unknown): ErrorReply {
-  if (err instanceof HttpError) {
-    const body: ErrorBody = { error: err.errorName, message: err.message };
-    if (err.details) body.details = err.details;
-    return { status: err.status, body, internal: err.status >= 500 };
-  }
+  if (err instanceof HttpError) return errorReply(err.errorName, err.message, err.details);
   if (err instanceof ConnectError) return fromConnectError(err);
   const e = (err ?? {}) as FastifyLikeError;
   if (Array.isArray(e.validation)) return fromSchemaViolations(e.validationContext ?? "body", e.validation);
   if (err instanceof SyntaxError) {
     // JSON.parse failures of a body: the message would quote the client's input.
-    return { status: 400, body: { error: "ValidationError", message: INVALID_JSON }, internal: false };
+    return errorReply("ValidationError", INVALID_JSON);
   }
   const status = e.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {
-    const name = STATUS_NAMES[status] ?? "ClientError";
+    // A 4xx the catalog has no name for (none is known) is answered as a plain 400.
+    const name = FRAMEWORK_NAMES[status] ?? "ValidationError";
     const message = (e.code && SAFE_MESSAGES[e.code]) ?? "the request could not be processed";
-    return { status, body: { error: name, message }, internal: false };
+    return errorReply(name, message);
   }
   return INTERNAL;
 }

@@ -206,12 +206,15 @@ describe("segment bodies", () => {
 });
 
 describe("campaign list query", () => {
-  it("defaults to 20 per page, at most 200", () => {
+  it("follows the one paging rule: 50 per page by default, at most 200, page from 1", () => {
     const list = validator(listCampaignsSchema.querystring, "querystring");
     const q: Record<string, unknown> = {};
     expect(list(q)).toBe(true);
-    expect(q).toEqual({ page: 1, per_page: 20 });
+    expect(q).toEqual({ page: 1, per_page: 50 });
+    expect(list({ per_page: "200" })).toBe(true);
     expect(list({ per_page: "201" })).toBe(false);
+    expect(list({ per_page: "0" })).toBe(false);
+    expect(list({ page: "0" })).toBe(false);
   });
 });
 

@@ -301,10 +301,10 @@ describe("campaigns", () => {
     }
     const page1 = await gw.call("GET", `/v1/campaigns?app_id=${app.id}`, key);
     expect(page1.status, page1.text).toBe(200);
-    expect(page1.body).toMatchObject({ page: 1, per_page: 20, total: 21 });
-    expect(page1.body.data).toHaveLength(20);
+    expect(page1.body).toMatchObject({ page: 1, per_page: 50, total: 21 });
+    expect(page1.body.data).toHaveLength(21);
     expect(page1.body.data[0]).toMatchObject({ id: ids[20], name: "c20", status: "scheduled" });
-    const page2 = await gw.call("GET", `/v1/campaigns?app_id=${app.id}&page=2`, key);
+    const page2 = await gw.call("GET", `/v1/campaigns?app_id=${app.id}&per_page=20&page=2`, key);
     expect(page2.body.data.map((c: { id: string }) => c.id)).toEqual([ids[0]]);
     expect((await gw.call("GET", `/v1/campaigns?app_id=${app.id}&per_page=5&page=5`, key)).body.data).toHaveLength(1);
     expectError(await gw.call("GET", `/v1/campaigns?app_id=${app.id}&per_page=201`, key), 400, "ValidationError");

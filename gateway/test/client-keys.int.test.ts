@@ -27,10 +27,10 @@ const CLIENT_POLICY: Record<string, "allowed" | "device-proof"> = {
   "DELETE /v1/devices/{id}": "device-proof",
   "POST /v1/devices/{id}/opt-out": "device-proof",
   "POST /v1/devices/{id}/opt-in": "device-proof",
-  // The channel sync of an Android app (issue 11 part 3).
+  // The channel sync of an Android app (the Android SDK reads its channels with a client key).
   "GET /v1/apps/{app_id}/android-channels": "allowed",
   "GET /v1/apps/{app_id}/android-channels/{channel_id}": "allowed",
-  // The device's in-app messages (issue 11 part 2).
+  // The device's in-app messages (fetched and acknowledged by the SDKs).
   "GET /v1/devices/{id}/in-app-messages": "device-proof",
   "POST /v1/devices/{id}/in-app-messages/{message_id}/events": "device-proof",
   // The web SDK: the app's public VAPID key, and what its service worker reports.

@@ -208,4 +208,38 @@ describe("isolation on every /v1 route", () => {
     expect(cases).toBeGreaterThan(200);
     expect(await readableState(gw, ownerA, operations, fixtures)).toEqual(before);
   }, 180_000);
+
+  it("decides 401 and 403 before the body: a wrong media type or a bad body changes nothing", async () => {
+    const before = await readableState(gw, ownerA, operations, fixtures);
+    const wrong: string[] = [];
+    const covered = new Set<string>();
+    const withBody = operations.filter((o) => !o.isPublic && o.method !== "GET" && o.method !== "DELETE");
+    for (const op of withBody) {
+      const url = operationUrl(op, fixtures);
+      const method = op.method as "POST";
+      const notJson = { "content-type": "text/plain" };
+      // No credentials: 401 whatever the body.
+      const anonymous = await gw.call(method, url, undefined, "not json", notJson);
+      if (anonymous.status !== 401) wrong.push(`no credentials: ${label(op)}: ${anonymous.status} ${anonymous.text}`);
+      // People are looked up within the caller's own organization: nothing of A's to authorize.
+      if (!namesA(op) || PEOPLE.test(op.path)) continue;
+      // A's app or resource named in the path or query: 403 before the body is even read.
+      const namedBeforeBody = /\{\w+\}/.test(op.path) || op.query.includes("app_id");
+      for (const [name, token] of Object.entries(foreign)) {
+        const res = namedBeforeBody
+          ? await gw.call(method, url, token, "not json", notJson)
+          : // Named in the body: checked once the body is parsed, before its schema.
+            await gw.call(method, url, token, { ...(validBody(op, fixtures) as object), not_a_field: true });
+        if (res.status !== 403 || res.body?.error !== "Forbidden") {
+          wrong.push(`${name}: ${label(op)}: ${res.status} ${res.text}`);
+        }
+        covered.add(label(op));
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect([...covered]).toEqual(
+      expect.arrayContaining(["POST /v1/devices/import", "PUT /v1/apps/{app_id}", "POST /v1/push/send-to-devices"]),
+    );
+    expect(await readableState(gw, ownerA, operations, fixtures)).toEqual(before);
+  }, 180_000);
 });

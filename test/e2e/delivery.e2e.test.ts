@@ -181,10 +181,10 @@ describe("sending", () => {
     await expectDelivered(marker, targeted);
   });
 
-  it("pages the campaign list with 20 per page by default", async () => {
+  it("pages the campaign list with 50 per page by default, like every list", async () => {
     const list = await api("GET", `/v1/campaigns?app_id=${appId}`);
     expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ page: 1, per_page: 20 });
+    expect(list.body).toMatchObject({ page: 1, per_page: 50 });
     expect(list.body.total).toBeGreaterThanOrEqual(3);
   });
 });

@@ -4,8 +4,8 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Platform } from "@herald/proto/common";
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
 import { DeliveryBatchSchema, OutcomeKind, type DeliveryBatch } from "@herald/proto/delivery";
+import { sleep } from "@herald/runtime";
 import {
-  abortableSleep,
   BatchProcessor,
   type BatchResult,
   CredentialsCache,
@@ -30,7 +30,7 @@ export const BATCH_DEADLINE_MS = 15_000;
 /** Reasons end up in the campaign's outcomes table and in logs: short, printable text. */
 export const MAX_REASON_CHARS = 512;
 
-const fastSleep = (ms: number, signal: AbortSignal) => abortableSleep(Math.min(ms, 5), signal);
+const fastSleep = (ms: number, signal: AbortSignal) => sleep(Math.min(ms, 5), signal);
 
 /** A batch processor for one provider and one set of credentials, as a sender builds it. */
 export function fuzzProcessor<C>(

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { BoundedCache } from "@herald/runtime";
 import type { CredentialClient } from "../backends.js";
 import { fromApiKeyPrincipal, type Principal } from "../principal.js";
-import { TtlCache } from "../ttl-cache.js";
 
 /** Asks the credential service who a secret belongs to; null when nobody. */
 export type VerifyApiKey = (secret: string) => Promise<Principal | null>;
@@ -34,25 +34,24 @@ export function verifyWith(credential: CredentialClient, defaultLimit: number): 
  * keys. Concurrent first requests of one key share a single lookup.
  */
 export class ApiKeyVerifier {
-  private readonly cache: TtlCache<Principal | null>;
-  private readonly negativeTtlMs: number;
+  private readonly cache: BoundedCache<Principal | null>;
 
   constructor(
     private readonly verify: VerifyApiKey,
-    private readonly ttlMs: number,
+    ttlMs: number,
     opts: { maxEntries?: number; now?: () => number } = {},
   ) {
-    this.cache = new TtlCache(opts.maxEntries ?? 10_000, opts.now);
-    this.negativeTtlMs = Math.min(ttlMs, 2_000);
+    const negativeTtlMs = Math.min(ttlMs, 2_000);
+    this.cache = new BoundedCache({
+      maxEntries: opts.maxEntries ?? 10_000,
+      ttlMs: (principal) => (principal ? ttlMs : negativeTtlMs),
+      now: opts.now,
+    });
   }
 
   principalFor(secret: string): Promise<Principal | null> {
     const digest = createHash("sha256").update(secret, "utf8").digest("hex");
-    return this.cache.getOrLoad(
-      digest,
-      () => this.verify(secret),
-      (principal) => (principal ? this.ttlMs : this.negativeTtlMs),
-    );
+    return this.cache.get(digest, () => this.verify(secret));
   }
 
   /** Forgets a key this replica saw revoked, so it stops working here at once. */

@@ -1,3 +1,4 @@
+import { isUuid } from "@herald/runtime";
 import { createRemoteJWKSet, errors, jwtVerify } from "jose";
 import { HttpError } from "../http-errors.js";
 import type { Principal } from "../principal.js";
@@ -11,8 +12,6 @@ export interface JwtOptions {
 
 /** Verifies a session JWT; null when it is not acceptable. */
 export type VerifyJwt = (token: string) => Promise<Principal | null>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Failures to reach the key set are ours, not the caller's: they must not read as 401. */
 const JWKS_UNREACHABLE = [errors.JWKSTimeout, errors.JWKSInvalid];
@@ -35,14 +34,14 @@ export function createJwtVerifier(opts: JwtOptions): VerifyJwt {
       claims = verified.payload;
     } catch (err) {
       if (JWKS_UNREACHABLE.some((cls) => err instanceof cls) || !(err instanceof errors.JOSEError)) {
-        throw new HttpError(503, "ServiceUnavailable", "session verification is unavailable; retry later");
+        throw new HttpError("ServiceUnavailable", "session verification is unavailable; retry later");
       }
       return null;
     }
     const orgId = claims.org_id;
     const appId = claims.app_id;
-    if (typeof orgId !== "string" || !UUID.test(orgId)) return null;
-    if (appId !== undefined && (typeof appId !== "string" || !UUID.test(appId))) return null;
+    if (typeof orgId !== "string" || !isUuid(orgId)) return null;
+    if (appId !== undefined && (typeof appId !== "string" || !isUuid(appId))) return null;
     const sub = typeof claims.sub === "string" && claims.sub ? claims.sub : `org:${orgId}`;
     return {
       orgId: orgId.toLowerCase(),

@@ -1,11 +1,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import { BoundedCache, isUuid } from "@herald/runtime";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
 import type { IdentityClient } from "../backends.js";
 import { HttpError } from "../http-errors.js";
 import { roleName } from "../oauth/role-names.js";
 import type { SigningKeys } from "../oauth/signing-keys.js";
 import type { Principal, Role } from "../principal.js";
-import { TtlCache } from "../ttl-cache.js";
 import type { VerifyJwt } from "./jwt-verifier.js";
 
 export interface SessionVerifierOptions {
@@ -21,11 +21,10 @@ export interface SessionVerifierOptions {
   now?: () => number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The longest access-token lifetime the gateway issues or accepts. */
 const MAX_LIFETIME_SECONDS = 3600;
 
-const unavailable = () => new HttpError(503, "ServiceUnavailable", "session verification is unavailable; retry later");
+const unavailable = () => new HttpError("ServiceUnavailable", "session verification is unavailable; retry later");
 const notFound = (err: unknown) => err instanceof ConnectError && err.code === Code.NotFound;
 
 /**
@@ -41,8 +40,8 @@ const notFound = (err: unknown) => err instanceof ConnectError && err.code === C
 export function createSessionVerifier(o: SessionVerifierOptions): VerifyJwt {
   const audience = `${o.issuer}/v1`;
   const cacheMs = o.cacheMs ?? 10_000;
-  const memberships = new TtlCache<Role | "none">(10_000, o.now);
-  const grants = new TtlCache<boolean>(10_000, o.now);
+  const memberships = new BoundedCache<Role | "none">({ maxEntries: 10_000, ttlMs: cacheMs, now: o.now });
+  const grants = new BoundedCache<boolean>({ maxEntries: 10_000, ttlMs: cacheMs, now: o.now });
   let jwks: { version: string; keySet: ReturnType<typeof createLocalJWKSet> } | undefined;
 
   const keySetFor = async (kid: string) => {
@@ -56,33 +55,25 @@ export function createSessionVerifier(o: SessionVerifierOptions): VerifyJwt {
   };
 
   const roleOf = (orgId: string, userId: string) =>
-    memberships.getOrLoad(
-      `${orgId}:${userId}`,
-      async () => {
-        try {
-          const { membership } = await o.identity.getMembership({ orgId, userId });
-          return (membership && roleName(membership.role)) || "none";
-        } catch (err) {
-          if (notFound(err)) return "none";
-          throw unavailable();
-        }
-      },
-      () => cacheMs,
-    );
+    memberships.get(`${orgId}:${userId}`, async () => {
+      try {
+        const { membership } = await o.identity.getMembership({ orgId, userId });
+        return (membership && roleName(membership.role)) || "none";
+      } catch (err) {
+        if (notFound(err)) return "none";
+        throw unavailable();
+      }
+    });
 
   const grantAlive = (grantId: string) =>
-    grants.getOrLoad(
-      grantId,
-      async () => {
-        try {
-          const found = await o.identity.oAuthFind({ kind: "Grant", key: { case: "id", value: grantId } });
-          return found.payload !== undefined;
-        } catch {
-          throw unavailable();
-        }
-      },
-      () => cacheMs,
-    );
+    grants.get(grantId, async () => {
+      try {
+        const found = await o.identity.oAuthFind({ kind: "Grant", key: { case: "id", value: grantId } });
+        return found.payload !== undefined;
+      } catch {
+        throw unavailable();
+      }
+    });
 
   return async (token) => {
     let kid: unknown;
@@ -112,7 +103,7 @@ export function createSessionVerifier(o: SessionVerifierOptions): VerifyJwt {
       throw err;
     }
     const { sub, org_id: orgId, grant_id: grantId, iat, exp } = claims;
-    if (typeof sub !== "string" || !sub || typeof orgId !== "string" || !UUID.test(orgId)) return null;
+    if (typeof sub !== "string" || !sub || typeof orgId !== "string" || !isUuid(orgId)) return null;
     if (typeof grantId !== "string" || !grantId) return null;
     if (typeof iat !== "number" || typeof exp !== "number" || exp - iat > MAX_LIFETIME_SECONDS) return null;
 

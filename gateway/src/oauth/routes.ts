@@ -58,7 +58,7 @@ export async function registerOAuth(app: FastifyInstance, opts: OAuthRouteOption
         current = await opts.server.instance();
       } catch (err) {
         request.log.error({ err }, "the OAuth server's signing keys are unavailable");
-        throw new HttpError(503, "ServiceUnavailable", "sign-in is unavailable; retry later");
+        throw new HttpError("ServiceUnavailable", "sign-in is unavailable; retry later");
       }
       opts.server.pin(request.raw);
       reply.hijack();

@@ -4,7 +4,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { packageDir } from "@herald/runtime";
+import { packageDir, statusOf } from "@herald/runtime";
+import { errorBody } from "../http-errors.js";
 
 /** The console's pages are not part of the REST API's OpenAPI document. */
 const HIDDEN = { schema: { hide: true } };
@@ -61,11 +62,15 @@ export async function registerConsole(app: FastifyInstance, opts: ConsoleOptions
   if (!existsSync(indexFile)) {
     app.log.warn({ dir }, "console not built: /console answers 404 until `npm run build -w @herald/console`");
     const notBuilt = (_request: unknown, reply: FastifyReply) =>
-      reply.code(404).type("application/json; charset=utf-8").send({
-        error: "NotFound",
-        message:
-          "The console is not built. Run `npm run build -w @herald/console` (or `npm run build`) and restart the gateway.",
-      });
+      reply
+        .code(statusOf("NotFound"))
+        .type("application/json; charset=utf-8")
+        .send(
+          errorBody(
+            "NotFound",
+            "The console is not built. Run `npm run build -w @herald/console` (or `npm run build`) and restart the gateway.",
+          ),
+        );
     app.get("/console", HIDDEN, notBuilt);
     app.get("/console/*", HIDDEN, notBuilt);
     return;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { toErrorReply } from "../http-errors.js";
+import { errorReply, toErrorReply } from "../http-errors.js";
 
 /**
  * Every failure leaves as the API's JSON error (docs/design.md §3 Errors): schema
@@ -16,9 +16,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0]!.slice(0, 200);
-    return reply
-      .code(404)
-      .type("application/json; charset=utf-8")
-      .send({ error: "NotFound", message: `no route ${request.method} ${path}` });
+    const out = errorReply("NotFound", `no route ${request.method} ${path}`);
+    return reply.code(out.status).type("application/json; charset=utf-8").send(out.body);
   });
 }

@@ -1,5 +1,6 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import { API_ERRORS, PAGING } from "@herald/runtime";
 import type { FastifyInstance } from "fastify";
 import { MAX_JSON_DEPTH } from "../json-depth.js";
 import { sharedSchemas } from "../schemas/components.js";
@@ -50,10 +51,15 @@ Errors are \`{"error": "<Name>", "message": "<text>"}\`; validation errors add
 (\`application/json\`, at most ${limits.bodyLimitBytes.toLocaleString("en")} bytes, nested at most
 ${MAX_JSON_DEPTH} levels deep); unknown fields are rejected with 400 so that typos do not go
 unnoticed. An id in a path that is not a UUID answers 404, like any unknown id.
+Credentials and scope are checked before the body: 401 and 403 come before 413, 415 and 400.
+The names, each with one status: ${Object.entries(API_ERRORS)
+    .map(([name, e]) => `\`${name}\` ${e.status}`)
+    .join(", ")}.
 
 ## Lists
-Lists answer \`{"data": [...], "page": 1, "per_page": 50, "total": N}\`; \`page\` counts from 1,
-\`per_page\` is 1 to 200 (default 50; campaigns 20); other values answer 400.
+Every list answers \`{"data": [...], "page": 1, "per_page": ${PAGING.defaultPerPage}, "total": N}\` and pages the same way:
+\`page\` counts from 1 (at most ${PAGING.maxPage.toLocaleString("en")}), \`per_page\` is 1 to ${PAGING.maxPerPage} (default
+${PAGING.defaultPerPage}); values out of range answer 400 \`ValidationError\`, they are never clamped.
 
 ## Sending
 \`POST /v1/push/send\`, \`/send-to-users\`, \`/send-to-segment\` and \`/send-to-devices\` create a

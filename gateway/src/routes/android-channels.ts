@@ -16,6 +16,7 @@ import {
 } from "../schemas/android-channels.js";
 import { iso } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInPath } from "../early-authorization.js";
 
 type Importance = "min" | "low" | "default" | "high" | "max";
 
@@ -107,10 +108,11 @@ const present = (channel: AndroidChannel | undefined, rpc: string): AndroidChann
 
 export function registerAndroidChannelRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { androidChannels, apps } = deps;
+  const byApp = appInPath(apps);
 
   scope.post<{ Params: AppParams; Body: ChannelSettingsJson & { id: string; name: string } }>(
     "/apps/:app_id/android-channels",
-    { schema: createAndroidChannelSchema, config: { minRole: "admin" } },
+    { schema: createAndroidChannelSchema, config: { minRole: "admin", authorize: byApp } },
     async (request, reply) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { id, ...settings } = request.body;
@@ -125,7 +127,7 @@ export function registerAndroidChannelRoutes(scope: FastifyInstance, deps: Route
 
   scope.get<{ Params: AppParams }>(
     "/apps/:app_id/android-channels",
-    { schema: listAndroidChannelsSchema, config: { minRole: "viewer", clientKey: "allowed" } },
+    { schema: listAndroidChannelsSchema, config: { minRole: "viewer", clientKey: "allowed", authorize: byApp } },
     async (request, reply) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { channels } = await androidChannels.listAndroidChannels({ appId: app.id });
@@ -144,7 +146,7 @@ export function registerAndroidChannelRoutes(scope: FastifyInstance, deps: Route
 
   scope.get<{ Params: ChannelParams }>(
     "/apps/:app_id/android-channels/:channel_id",
-    { schema: getAndroidChannelSchema, config: { minRole: "viewer", clientKey: "allowed" } },
+    { schema: getAndroidChannelSchema, config: { minRole: "viewer", clientKey: "allowed", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { channel } = await androidChannels.getAndroidChannel({ appId: app.id, id: request.params.channel_id });
@@ -154,7 +156,7 @@ export function registerAndroidChannelRoutes(scope: FastifyInstance, deps: Route
 
   scope.patch<{ Params: ChannelParams; Body: ChannelSettingsJson }>(
     "/apps/:app_id/android-channels/:channel_id",
-    { schema: updateAndroidChannelSchema, config: { minRole: "admin" } },
+    { schema: updateAndroidChannelSchema, config: { minRole: "admin", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { channel } = await androidChannels.updateAndroidChannel({
@@ -168,7 +170,7 @@ export function registerAndroidChannelRoutes(scope: FastifyInstance, deps: Route
 
   scope.delete<{ Params: ChannelParams }>(
     "/apps/:app_id/android-channels/:channel_id",
-    { schema: deleteAndroidChannelSchema, config: { minRole: "admin" } },
+    { schema: deleteAndroidChannelSchema, config: { minRole: "admin", authorize: byApp } },
     async (request, reply) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       await androidChannels.deleteAndroidChannel({ appId: app.id, id: request.params.channel_id });

@@ -16,6 +16,7 @@ import {
   type ScopeName,
 } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInPath } from "../early-authorization.js";
 
 interface AppParams {
   app_id: string;
@@ -45,10 +46,11 @@ async function findKey(credential: CredentialClient, appId: string, keyId: strin
 
 export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { credential, apps } = deps;
+  const byApp = appInPath(apps);
 
   scope.post<{ Params: AppParams; Body: CreateKeyBody }>(
     "/apps/:app_id/api-keys",
-    { schema: createApiKeySchema, config: { minRole: "admin" } },
+    { schema: createApiKeySchema, config: { minRole: "admin", authorize: byApp } },
     async (request, reply) => {
       const principal = principalOf(request);
       const app = await apps.authorized(principal, request.params.app_id);
@@ -73,7 +75,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.get<{ Params: AppParams; Querystring: PageQuery }>(
     "/apps/:app_id/api-keys",
-    { schema: listApiKeysSchema, config: { minRole: "viewer" } },
+    { schema: listApiKeysSchema, config: { minRole: "viewer", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const q = request.query;
@@ -88,7 +90,7 @@ export function registerApiKeyRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.delete<{ Params: KeyParams }>(
     "/apps/:app_id/api-keys/:key_id",
-    { schema: revokeApiKeySchema, config: { minRole: "admin" } },
+    { schema: revokeApiKeySchema, config: { minRole: "admin", authorize: byApp } },
     async (request, reply) => {
       const principal = principalOf(request);
       const app = await apps.authorized(principal, request.params.app_id);

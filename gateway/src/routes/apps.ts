@@ -4,6 +4,7 @@ import { principalOf } from "../plugins/auth.js";
 import { createAppSchema, deleteAppSchema, getAppSchema, listAppsSchema, updateAppSchema } from "../schemas/apps.js";
 import { appView, listView, platformFromName, type PlatformName, type PageQuery } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInPath, type Authorize } from "../early-authorization.js";
 
 interface AppFields {
   name: string;
@@ -16,10 +17,15 @@ interface AppParams {
 
 export function registerAppRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { credential, apps } = deps;
+  const byApp = appInPath(apps);
+  const orgScope =
+    (action: string): Authorize =>
+    async (request) =>
+      assertOrgScope(principalOf(request), action);
 
   scope.post<{ Body: AppFields }>(
     "/apps",
-    { schema: createAppSchema, config: { minRole: "admin" } },
+    { schema: createAppSchema, config: { minRole: "admin", authorize: orgScope("creating an app") } },
     async (request, reply) => {
       const principal = principalOf(request);
       assertOrgScope(principal, "creating an app");
@@ -52,13 +58,13 @@ export function registerAppRoutes(scope: FastifyInstance, deps: RouteDeps): void
 
   scope.get<{ Params: AppParams }>(
     "/apps/:app_id",
-    { schema: getAppSchema, config: { minRole: "viewer" } },
+    { schema: getAppSchema, config: { minRole: "viewer", authorize: byApp } },
     async (request) => appView(await apps.authorized(principalOf(request), request.params.app_id)),
   );
 
   scope.put<{ Params: AppParams; Body: Partial<AppFields> }>(
     "/apps/:app_id",
-    { schema: updateAppSchema, config: { minRole: "admin" } },
+    { schema: updateAppSchema, config: { minRole: "admin", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const body = request.body;
@@ -76,7 +82,7 @@ export function registerAppRoutes(scope: FastifyInstance, deps: RouteDeps): void
 
   scope.delete<{ Params: AppParams }>(
     "/apps/:app_id",
-    { schema: deleteAppSchema, config: { minRole: "admin" } },
+    { schema: deleteAppSchema, config: { minRole: "admin", authorize: orgScope("deleting an app") } },
     async (request, reply) => {
       const principal = principalOf(request);
       assertOrgScope(principal, "deleting an app");

@@ -11,6 +11,7 @@ import {
 } from "../schemas/campaigns.js";
 import { listView, type PageQuery } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInQuery, type Authorize, perRequest } from "../early-authorization.js";
 
 interface CampaignParams {
   id: string;
@@ -25,16 +26,20 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
   const { campaigns, apps } = deps;
 
   /** The campaign if the caller may see its app: 404 when unknown, 403 when not theirs. */
-  async function authorizedCampaign(request: FastifyRequest<{ Params: CampaignParams }>): Promise<Campaign> {
-    const { campaign } = await campaigns.getCampaign({ id: request.params.id });
-    const found = present(campaign, "GetCampaign");
-    await apps.authorized(principalOf(request), found.appId);
-    return found;
+  function authorizedCampaign(request: FastifyRequest<{ Params: CampaignParams }>): Promise<Campaign> {
+    // Once per request: the early check (early-authorization.ts) and the handler share it.
+    return perRequest(request, "campaign", async () => {
+      const { campaign } = await campaigns.getCampaign({ id: request.params.id });
+      const found = present(campaign, "GetCampaign");
+      await apps.authorized(principalOf(request), found.appId);
+      return found;
+    });
   }
+  const byCampaign: Authorize = (request) => authorizedCampaign(request as FastifyRequest<{ Params: CampaignParams }>);
 
   scope.get<{ Querystring: PageQuery & { app_id?: string; status?: CampaignStatusName } }>(
     "/campaigns",
-    { schema: listCampaignsSchema, config: { minRole: "viewer" } },
+    { schema: listCampaignsSchema, config: { minRole: "viewer", authorize: appInQuery(apps) } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
@@ -50,14 +55,14 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
 
   scope.get<{ Params: CampaignParams }>(
     "/campaigns/:id",
-    { schema: getCampaignSchema, config: { minRole: "viewer" } },
+    { schema: getCampaignSchema, config: { minRole: "viewer", authorize: byCampaign } },
     async (request) => campaignView(await authorizedCampaign(request)),
   );
 
   // The campaign already carries its counters: one call answers both questions.
   scope.get<{ Params: CampaignParams }>(
     "/campaigns/:id/stats",
-    { schema: getCampaignStatsSchema, config: { minRole: "viewer" } },
+    { schema: getCampaignStatsSchema, config: { minRole: "viewer", authorize: byCampaign } },
     async (request) => {
       const campaign = await authorizedCampaign(request);
       return campaignStatsView(campaign.id, campaign.stats);
@@ -66,7 +71,7 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
 
   scope.post<{ Params: CampaignParams }>(
     "/campaigns/:id/cancel",
-    { schema: cancelCampaignSchema, config: { minRole: "developer" } },
+    { schema: cancelCampaignSchema, config: { minRole: "developer", authorize: byCampaign } },
     async (request) => {
       const current = await authorizedCampaign(request);
       const { campaign } = await campaigns.cancelCampaign({ id: current.id });

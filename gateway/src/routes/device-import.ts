@@ -1,12 +1,13 @@
 import type { RegisterDeviceRequest } from "@herald/proto/device";
 import { ImportOutcome } from "@herald/proto/device";
 import type { FastifyInstance } from "fastify";
-import { fieldErrors, HttpError, type SchemaViolation } from "../http-errors.js";
+import { fieldErrors, type SchemaViolation, unsupportedMediaType } from "../http-errors.js";
 import { ndjsonLines } from "../ndjson-lines.js";
 import { principalOf } from "../plugins/auth.js";
 import { importDevicesSchema, importLineSchema } from "../schemas/devices.js";
 import type { RouteDeps } from "./deps.js";
 import { registerRequest, type RegisterBody } from "./devices.js";
+import { appInQuery } from "../early-authorization.js";
 
 /** Devices per ImportDevices call (the registry's maximum). */
 const BATCH = 1_000;
@@ -42,11 +43,11 @@ export function registerDeviceImportRoute(scope: FastifyInstance, deps: RouteDep
 
   scope.post<{ Querystring: { app_id: string } }>(
     "/devices/import",
-    { schema: importDevicesSchema, config: { minRole: "developer" } },
+    { schema: importDevicesSchema, config: { minRole: "developer", authorize: appInQuery(deps.apps) } },
     async (request) => {
       const body = request.body as AsyncIterable<Buffer> | undefined;
       if (!body || typeof body[Symbol.asyncIterator] !== "function") {
-        throw new HttpError(415, "UnsupportedMediaType", "the body must be application/x-ndjson");
+        throw unsupportedMediaType("the body must be application/x-ndjson");
       }
       const app = await deps.apps.authorized(principalOf(request), request.query.app_id);
       const counts: ImportCounts = { lines: 0, created: 0, updated: 0, unchanged: 0, rejected: 0, rejections: [] };

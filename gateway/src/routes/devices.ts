@@ -17,6 +17,7 @@ import {
 } from "../schemas/devices.js";
 import { deviceView, listView, platformFromName, type PlatformName, type PageQuery } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInBody, appInQuery, type Authorize } from "../early-authorization.js";
 
 export interface RegisterBody {
   app_id: string;
@@ -80,6 +81,7 @@ const present = (device: Device | undefined, rpc: string): Device => {
 
 export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { devices, apps, registrations, campaigns } = deps;
+  const byDevice: Authorize = (request) => authorizeDevice(deps, request, (request.params as DeviceParams).id);
 
   /** The device if the caller may touch it (device-access.ts). */
   const authorizedDevice = (request: FastifyRequest<{ Params: DeviceParams }>): Promise<Device> =>
@@ -87,7 +89,10 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.post<{ Body: RegisterBody }>(
     "/devices/register",
-    { schema: registerDeviceSchema, config: { minRole: "developer", clientKey: "allowed" } },
+    {
+      schema: registerDeviceSchema,
+      config: { minRole: "developer", clientKey: "allowed", authorizeBody: appInBody(apps) },
+    },
     async (request) => {
       const body = request.body;
       const app = await apps.authorized(principalOf(request), body.app_id);
@@ -98,7 +103,7 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.get<{ Querystring: ListQuery }>(
     "/devices",
-    { schema: listDevicesSchema, config: { minRole: "viewer" } },
+    { schema: listDevicesSchema, config: { minRole: "viewer", authorize: appInQuery(apps) } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
@@ -118,13 +123,13 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.get<{ Params: DeviceParams }>(
     "/devices/:id",
-    { schema: getDeviceSchema, config: { minRole: "viewer", clientKey: "device-proof" } },
+    { schema: getDeviceSchema, config: { minRole: "viewer", clientKey: "device-proof", authorize: byDevice } },
     async (request) => deviceView(await authorizedDevice(request)),
   );
 
   scope.put<{ Params: DeviceParams; Body: UpdateBody }>(
     "/devices/:id",
-    { schema: updateDeviceSchema, config: { minRole: "developer", clientKey: "device-proof" } },
+    { schema: updateDeviceSchema, config: { minRole: "developer", clientKey: "device-proof", authorize: byDevice } },
     async (request) => {
       const current = await authorizedDevice(request);
       const body = request.body;
@@ -142,7 +147,7 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.delete<{ Params: DeviceParams }>(
     "/devices/:id",
-    { schema: deleteDeviceSchema, config: { minRole: "developer", clientKey: "device-proof" } },
+    { schema: deleteDeviceSchema, config: { minRole: "developer", clientKey: "device-proof", authorize: byDevice } },
     async (request, reply) => {
       const current = await authorizedDevice(request);
       await devices.deleteDevice({ id: current.id });
@@ -154,7 +159,7 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
     ["/devices/:id/opt-out", false, optOutSchema],
     ["/devices/:id/opt-in", true, optInSchema],
   ] as const) {
-    const config = { minRole: "developer", clientKey: "device-proof" } as const;
+    const config = { minRole: "developer", clientKey: "device-proof", authorize: byDevice } as const;
     scope.post<{ Params: DeviceParams }>(path, { schema, config }, async (request) => {
       const current = await authorizedDevice(request);
       const { device } = await devices.setOptIn({ id: current.id, optedIn });
@@ -164,7 +169,10 @@ export function registerDeviceRoutes(scope: FastifyInstance, deps: RouteDeps): v
 
   scope.post<{ Params: DeviceParams; Body: NotificationEventBody }>(
     "/devices/:id/notification-events",
-    { schema: recordNotificationEventSchema, config: { minRole: "developer", clientKey: "device-proof" } },
+    {
+      schema: recordNotificationEventSchema,
+      config: { minRole: "developer", clientKey: "device-proof", authorize: byDevice },
+    },
     async (request, reply) => {
       const device = await authorizedDevice(request);
       await campaigns.recordEngagement({

@@ -21,6 +21,7 @@ import {
 } from "../schemas/in-app-messages.js";
 import { listView, type PageQuery } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInPath, type Authorize } from "../early-authorization.js";
 
 interface AppParams {
   app_id: string;
@@ -53,13 +54,15 @@ const present = (message: InAppMessage | undefined, rpc: string): InAppMessage =
  */
 export function registerInAppMessageRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { inAppMessages, apps } = deps;
+  const byApp = appInPath(apps);
+  const byDevice: Authorize = (request) => authorizedDevice(deps, request, (request.params as { id: string }).id);
 
   scope.post<{
     Params: AppParams;
     Body: InAppSettingsJson & { name: string; audience: InAppAudienceJson };
   }>(
     "/apps/:app_id/in-app-messages",
-    { schema: createInAppMessageSchema, config: { minRole: "developer" } },
+    { schema: createInAppMessageSchema, config: { minRole: "developer", authorize: byApp } },
     async (request, reply) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { message } = await inAppMessages.createInAppMessage({
@@ -72,7 +75,7 @@ export function registerInAppMessageRoutes(scope: FastifyInstance, deps: RouteDe
 
   scope.get<{ Params: AppParams; Querystring: PageQuery }>(
     "/apps/:app_id/in-app-messages",
-    { schema: listInAppMessagesSchema, config: { minRole: "viewer" } },
+    { schema: listInAppMessagesSchema, config: { minRole: "viewer", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const q = request.query;
@@ -86,7 +89,7 @@ export function registerInAppMessageRoutes(scope: FastifyInstance, deps: RouteDe
 
   scope.get<{ Params: MessageParams }>(
     "/apps/:app_id/in-app-messages/:message_id",
-    { schema: getInAppMessageSchema, config: { minRole: "viewer" } },
+    { schema: getInAppMessageSchema, config: { minRole: "viewer", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { message } = await inAppMessages.getInAppMessage({ appId: app.id, id: request.params.message_id });
@@ -96,7 +99,7 @@ export function registerInAppMessageRoutes(scope: FastifyInstance, deps: RouteDe
 
   scope.patch<{ Params: MessageParams; Body: InAppSettingsJson }>(
     "/apps/:app_id/in-app-messages/:message_id",
-    { schema: updateInAppMessageSchema, config: { minRole: "developer" } },
+    { schema: updateInAppMessageSchema, config: { minRole: "developer", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { message } = await inAppMessages.updateInAppMessage({
@@ -110,7 +113,7 @@ export function registerInAppMessageRoutes(scope: FastifyInstance, deps: RouteDe
 
   scope.delete<{ Params: MessageParams }>(
     "/apps/:app_id/in-app-messages/:message_id",
-    { schema: deleteInAppMessageSchema, config: { minRole: "developer" } },
+    { schema: deleteInAppMessageSchema, config: { minRole: "developer", authorize: byApp } },
     async (request, reply) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       await inAppMessages.deleteInAppMessage({ appId: app.id, id: request.params.message_id });
@@ -122,7 +125,10 @@ export function registerInAppMessageRoutes(scope: FastifyInstance, deps: RouteDe
   // changes to the app: viewers may make them, and client keys for their own device.
   scope.get<{ Params: DeviceParams }>(
     "/devices/:id/in-app-messages",
-    { schema: listDeviceInAppMessagesSchema, config: { minRole: "viewer", clientKey: "device-proof" } },
+    {
+      schema: listDeviceInAppMessagesSchema,
+      config: { minRole: "viewer", clientKey: "device-proof", authorize: byDevice },
+    },
     async (request) => {
       const device = await authorizedDevice(deps, request, request.params.id);
       const { messages } = await inAppMessages.listDeviceInAppMessages({ deviceId: device.id });
@@ -132,7 +138,10 @@ export function registerInAppMessageRoutes(scope: FastifyInstance, deps: RouteDe
 
   scope.post<{ Params: DeviceMessageParams; Body: { type: EventName } }>(
     "/devices/:id/in-app-messages/:message_id/events",
-    { schema: recordInAppMessageEventSchema, config: { minRole: "viewer", clientKey: "device-proof" } },
+    {
+      schema: recordInAppMessageEventSchema,
+      config: { minRole: "viewer", clientKey: "device-proof", authorize: byDevice },
+    },
     async (request, reply) => {
       const device = await authorizedDevice(deps, request, request.params.id);
       await inAppMessages.recordInAppMessageEvent({

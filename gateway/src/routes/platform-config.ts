@@ -10,6 +10,7 @@ import {
 } from "../schemas/platform-config.js";
 import { platformConfigsView, platformConfigView } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInPath } from "../early-authorization.js";
 
 type PlatformConfigBody =
   | {
@@ -64,10 +65,11 @@ interface AppParams {
 
 export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { credential, apps } = deps;
+  const byApp = appInPath(apps);
 
   scope.post<{ Params: AppParams; Body: PlatformConfigBody }>(
     "/apps/:app_id/platform-config",
-    { schema: putPlatformConfigSchema, config: { minRole: "admin" } },
+    { schema: putPlatformConfigSchema, config: { minRole: "admin", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { config } = await credential.putPlatformConfig({
@@ -81,7 +83,7 @@ export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: Route
 
   scope.get<{ Params: AppParams }>(
     "/apps/:app_id/platform-config",
-    { schema: getPlatformConfigsSchema, config: { minRole: "viewer" } },
+    { schema: getPlatformConfigsSchema, config: { minRole: "viewer", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { configs } = await credential.getPlatformConfigs({ appId: app.id });
@@ -91,7 +93,7 @@ export function registerPlatformConfigRoutes(scope: FastifyInstance, deps: Route
 
   scope.get<{ Params: AppParams }>(
     "/apps/:app_id/web-push-config",
-    { schema: getWebPushConfigSchema, config: { minRole: "viewer", clientKey: "allowed" } },
+    { schema: getWebPushConfigSchema, config: { minRole: "viewer", clientKey: "allowed", authorize: byApp } },
     async (request) => {
       const app = await apps.authorized(principalOf(request), request.params.app_id);
       const { configs } = await credential.getPlatformConfigs({ appId: app.id });

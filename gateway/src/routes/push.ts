@@ -7,6 +7,7 @@ import { badRequest, conflict } from "../http-errors.js";
 import { principalOf } from "../plugins/auth.js";
 import { sendSchema, sendToDevicesSchema, sendToSegmentSchema, sendToUsersSchema } from "../schemas/push.js";
 import type { RouteDeps } from "./deps.js";
+import { appInBody } from "../early-authorization.js";
 
 export interface SendBody {
   app_id: string;
@@ -139,13 +140,13 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
 
   scope.post<{ Body: SendBody }>(
     "/push/send",
-    { schema: sendSchema, config: { minRole: "developer" } },
+    { schema: sendSchema, config: { minRole: "developer", authorizeBody: appInBody(deps.apps) } },
     async (request, reply) => send(request, reply, request.body, { type: "all" }),
   );
 
   scope.post<{ Body: SendBody & { external_ids: string[] } }>(
     "/push/send-to-users",
-    { schema: sendToUsersSchema, config: { minRole: "developer" } },
+    { schema: sendToUsersSchema, config: { minRole: "developer", authorizeBody: appInBody(deps.apps) } },
     async (request, reply) => {
       const { external_ids, ...body } = request.body;
       return send(request, reply, body, { type: "users", external_ids });
@@ -154,7 +155,7 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
 
   scope.post<{ Body: SendBody & { segment_id: string } }>(
     "/push/send-to-segment",
-    { schema: sendToSegmentSchema, config: { minRole: "developer" } },
+    { schema: sendToSegmentSchema, config: { minRole: "developer", authorizeBody: appInBody(deps.apps) } },
     async (request, reply) => {
       const { segment_id, ...body } = request.body;
       return send(request, reply, body, { type: "segment", segment_id });
@@ -163,7 +164,7 @@ export function registerPushRoutes(scope: FastifyInstance, deps: RouteDeps): voi
 
   scope.post<{ Body: SendBody & { device_ids: string[] } }>(
     "/push/send-to-devices",
-    { schema: sendToDevicesSchema, config: { minRole: "developer" } },
+    { schema: sendToDevicesSchema, config: { minRole: "developer", authorizeBody: appInBody(deps.apps) } },
     async (request, reply) => {
       const { device_ids, ...body } = request.body;
       return send(request, reply, body, { type: "devices", device_ids });

@@ -16,6 +16,7 @@ import {
 } from "../schemas/segments.js";
 import { listView, platformFromName, type PageQuery } from "../views.js";
 import type { RouteDeps } from "./deps.js";
+import { appInBody, appInQuery, type Authorize, perRequest } from "../early-authorization.js";
 
 interface SegmentParams {
   id: string;
@@ -63,16 +64,20 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
   const { devices, apps } = deps;
 
   /** The segment if the caller may touch its app: 404 when unknown, 403 when not theirs. */
-  async function authorizedSegment(request: FastifyRequest<{ Params: SegmentParams }>): Promise<Segment> {
-    const { segment } = await devices.getSegment({ id: request.params.id });
-    const found = present(segment, "GetSegment");
-    await apps.authorized(principalOf(request), found.appId);
-    return found;
+  function authorizedSegment(request: FastifyRequest<{ Params: SegmentParams }>): Promise<Segment> {
+    // Once per request: the early check (early-authorization.ts) and the handler share it.
+    return perRequest(request, "segment", async () => {
+      const { segment } = await devices.getSegment({ id: request.params.id });
+      const found = present(segment, "GetSegment");
+      await apps.authorized(principalOf(request), found.appId);
+      return found;
+    });
   }
+  const bySegment: Authorize = (request) => authorizedSegment(request as FastifyRequest<{ Params: SegmentParams }>);
 
   scope.post<{ Body: CreateBody }>(
     "/segments",
-    { schema: createSegmentSchema, config: { minRole: "developer" } },
+    { schema: createSegmentSchema, config: { minRole: "developer", authorizeBody: appInBody(apps) } },
     async (request, reply) => {
       const body = request.body;
       const app = await apps.authorized(principalOf(request), body.app_id);
@@ -88,7 +93,7 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
   // A read that needs a body: viewers may use it, and nothing is stored.
   scope.post<{ Body: PreviewBody }>(
     "/segments/preview",
-    { schema: previewSegmentSchema, config: { minRole: "viewer" } },
+    { schema: previewSegmentSchema, config: { minRole: "viewer", authorizeBody: appInBody(apps) } },
     async (request) => {
       const body = request.body;
       const app = await apps.authorized(principalOf(request), body.app_id);
@@ -106,7 +111,7 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
 
   scope.get<{ Querystring: PageQuery & { app_id?: string } }>(
     "/segments",
-    { schema: listSegmentsSchema, config: { minRole: "viewer" } },
+    { schema: listSegmentsSchema, config: { minRole: "viewer", authorize: appInQuery(apps) } },
     async (request) => {
       const principal = principalOf(request);
       const q = request.query;
@@ -118,13 +123,13 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
 
   scope.get<{ Params: SegmentParams }>(
     "/segments/:id",
-    { schema: getSegmentSchema, config: { minRole: "viewer" } },
+    { schema: getSegmentSchema, config: { minRole: "viewer", authorize: bySegment } },
     async (request) => segmentView(await authorizedSegment(request)),
   );
 
   scope.put<{ Params: SegmentParams; Body: UpdateBody }>(
     "/segments/:id",
-    { schema: updateSegmentSchema, config: { minRole: "developer" } },
+    { schema: updateSegmentSchema, config: { minRole: "developer", authorize: bySegment } },
     async (request) => {
       const current = await authorizedSegment(request);
       const body = request.body;
@@ -139,7 +144,7 @@ export function registerSegmentRoutes(scope: FastifyInstance, deps: RouteDeps): 
 
   scope.delete<{ Params: SegmentParams }>(
     "/segments/:id",
-    { schema: deleteSegmentSchema, config: { minRole: "developer" } },
+    { schema: deleteSegmentSchema, config: { minRole: "developer", authorize: bySegment } },
     async (request, reply) => {
       const current = await authorizedSegment(request);
       await devices.deleteSegment({ id: current.id });

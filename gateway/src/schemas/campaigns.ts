@@ -1,5 +1,5 @@
 import { deliveryOptions } from "./push.js";
-import { errorResponses, idParams, listOf, ok, pageQueryOf, timestamp, uuid } from "./common.js";
+import { errorResponses, idParams, listOf, ok, pageQuery, timestamp, uuid } from "./common.js";
 
 /** Nullable timestamp: the moment has not come (yet), or never will. */
 const maybeTimestamp = (description: string) => ({ ...timestamp(description), type: ["string", "null"] }) as const;
@@ -9,8 +9,9 @@ export const campaignStatsSchema = {
   $id: "CampaignStats",
   type: "object",
   description:
-    "Delivery counters. `sent` counts devices handed to a provider; each of them then ends in exactly one of " +
-    "`delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, `sent` equals `audience_size` and " +
+    "Delivery counters, each device counted once. `sent` counts devices whose final outcome has been recorded; " +
+    "each of them is in exactly one of `delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, " +
+    "`sent` equals `audience_size` and " +
     "the four outcomes add up to `sent`. `received` and `clicked` count devices whose client library reported " +
     "the notification shown or clicked (`POST /v1/devices/{id}/notification-events`): devices without a library " +
     "(or offline ones) report nothing, so they are lower bounds.",
@@ -18,7 +19,10 @@ export const campaignStatsSchema = {
   additionalProperties: false,
   properties: {
     campaign_id: uuid("The campaign."),
-    sent: counter("Devices handed to a provider."),
+    sent: counter(
+      "Devices whose final outcome (delivered, failed, bounced or throttled) has been recorded, including those " +
+        "that failed before reaching a provider (expired ttl, unusable credentials, oversized payload).",
+    ),
     delivered: counter("Accepted by the provider (APNs, FCM or the browser's push service)."),
     failed: counter(
       "Rejected or undeliverable for another reason (bad credentials, payload refused, retries exhausted).",
@@ -179,7 +183,7 @@ export const listCampaignsSchema = {
         enum: campaignSchema.properties.status.enum,
         description: "Only campaigns in this status.",
       },
-      ...pageQueryOf(20),
+      ...pageQuery,
     },
   },
   response: { 200: listOf("Campaign", "A page of campaigns."), ...errorResponses(400, 403, 404) },

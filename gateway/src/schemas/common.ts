@@ -5,7 +5,12 @@
  * response bodies reference the named components registered in `sharedSchemas`.
  */
 
-export const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+import { API_ERRORS, type ApiErrorName, PAGING, UUID_PATTERN } from "@herald/runtime";
+
+/** The catalog's names (packages/runtime/src/errors.ts), in its order. */
+const ERROR_NAMES = Object.keys(API_ERRORS) as ApiErrorName[];
+
+export { UUID_PATTERN };
 
 export const uuid = (description: string) =>
   ({
@@ -34,11 +39,8 @@ export const errorSchema = {
   properties: {
     error: {
       type: "string",
-      description:
-        "Error name: ValidationError, Unauthorized, Forbidden, NotFound, Conflict, UnprocessableEntity, " +
-        "PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable, " +
-        "RequestHeaderFieldsTooLarge (431) and RequestTimeout (408) from the HTTP layer; " +
-        "CampaignNotCancellable (409) when a campaign's delivery has already started.",
+      enum: ERROR_NAMES,
+      description: `Error name (status): ${ERROR_NAMES.map((n) => `${n} (${API_ERRORS[n].status})`).join(", ")}.`,
       examples: ["ValidationError"],
     },
     message: {
@@ -73,26 +75,28 @@ const retryAfter = {
   "Retry-After": { type: "integer", minimum: 1, description: "Seconds to wait before retrying." },
 } as const;
 
-const errorResponse = (description: string, headers: Record<string, unknown> = rateLimitHeaders) =>
-  ({ description, headers, $ref: "Error#" }) as const;
+const errorResponse = (status: number, headers: Record<string, unknown> = rateLimitHeaders) =>
+  ({
+    description: ERROR_NAMES.filter((n) => API_ERRORS[n].status === status)
+      .map((n) => `${n}: ${API_ERRORS[n].meaning}`)
+      .join(" "),
+    headers,
+    $ref: "Error#",
+  }) as const;
 
-/** The error statuses a route can answer; routes pick the ones that apply. */
+/** The error statuses a route can answer, described from the catalog; routes pick the ones that apply. */
 export const errors = {
-  400: errorResponse("ValidationError: the request is malformed or breaks the schema."),
-  401: errorResponse("Unauthorized: missing or invalid credentials.", {
-    "WWW-Authenticate": { type: "string", description: "Bearer challenge." },
-  }),
-  403: errorResponse(
-    "Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this.",
-  ),
-  404: errorResponse("NotFound: no such resource (an id that is not a UUID names none either)."),
-  409: errorResponse("Conflict: the resource already exists or its state forbids the change."),
-  413: errorResponse("PayloadTooLarge: the body exceeds the size limit."),
-  415: errorResponse("UnsupportedMediaType: the body is not application/json."),
-  422: errorResponse("UnprocessableEntity: well-formed but semantically invalid."),
-  429: errorResponse("RateLimited: the key's per-minute limit is used up.", { ...rateLimitHeaders, ...retryAfter }),
-  500: errorResponse("InternalError: an unexpected failure; details are logged, never returned."),
-  503: errorResponse("ServiceUnavailable: a backend service is unreachable; retry later."),
+  400: errorResponse(400),
+  401: errorResponse(401, { "WWW-Authenticate": { type: "string", description: "Bearer challenge." } }),
+  403: errorResponse(403),
+  404: errorResponse(404),
+  409: errorResponse(409),
+  413: errorResponse(413),
+  415: errorResponse(415),
+  422: errorResponse(422),
+  429: errorResponse(429, { ...rateLimitHeaders, ...retryAfter }),
+  500: errorResponse(500),
+  503: errorResponse(503),
 } as const;
 
 type ErrorStatus = keyof typeof errors;
@@ -107,20 +111,26 @@ export const ok = (description: string, ref: string) => ({ description, headers:
 
 export const noContent = (description: string) => ({ description, headers: rateLimitHeaders, type: "null" }) as const;
 
-/** Paging parameters; lists differ only in their default page size. */
-export const pageQueryOf = (defaultPerPage: number) =>
-  ({
-    page: { type: "integer", minimum: 1, maximum: 1_000_000, default: 1, description: "Page number, from 1." },
-    per_page: {
-      type: "integer",
-      minimum: 1,
-      maximum: 200,
-      default: defaultPerPage,
-      description: `Items per page, 1 to 200 (default ${defaultPerPage}).`,
-    },
-  }) as const;
-
-export const pageQuery = pageQueryOf(50);
+/**
+ * The paging parameters of every list route, from the one paging rule (PAGING,
+ * packages/runtime/src/paging.ts): out-of-range values are refused with 400, never clamped.
+ */
+export const pageQuery = {
+  page: {
+    type: "integer",
+    minimum: 1,
+    maximum: PAGING.maxPage,
+    default: 1,
+    description: `Page number, from 1 (at most ${PAGING.maxPage.toLocaleString("en")}); out of range: 400 ValidationError.`,
+  },
+  per_page: {
+    type: "integer",
+    minimum: 1,
+    maximum: PAGING.maxPerPage,
+    default: PAGING.defaultPerPage,
+    description: `Items per page, 1 to ${PAGING.maxPerPage} (default ${PAGING.defaultPerPage}); out of range: 400 ValidationError.`,
+  },
+} as const;
 
 /** The list envelope of items that are the named component. */
 export const listOf = (ref: string, description: string) => ({

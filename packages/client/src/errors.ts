@@ -34,7 +34,8 @@ export class HeraldError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(response: Response, body: unknown) {
-    const parsed: ErrorBody = isErrorBody(body)
+    // The API's names are a closed list (ErrorBody["error"]); a foreign body gets "HttpError".
+    const parsed: { error: string; message: string; details?: ErrorBody["details"] } = isErrorBody(body)
       ? body
       : { error: "HttpError", message: `${response.status} ${response.statusText}`.trim() };
     super(parsed.message);

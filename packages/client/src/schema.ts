@@ -1040,10 +1040,25 @@ export interface components {
     /** @description Every error: a stable name and a human-readable message. */
     Error: {
       /**
-       * @description Error name: ValidationError, Unauthorized, Forbidden, NotFound, Conflict, UnprocessableEntity, PayloadTooLarge, UnsupportedMediaType, RateLimited, InternalError, ServiceUnavailable, RequestHeaderFieldsTooLarge (431) and RequestTimeout (408) from the HTTP layer; CampaignNotCancellable (409) when a campaign's delivery has already started.
+       * @description Error name (status): ValidationError (400), Unauthorized (401), Forbidden (403), NotFound (404), RequestTimeout (408), Conflict (409), CampaignNotCancellable (409), PayloadTooLarge (413), UnsupportedMediaType (415), UnprocessableEntity (422), RateLimited (429), RequestHeaderFieldsTooLarge (431), InternalError (500), ServiceUnavailable (503).
        * @example ValidationError
+       * @enum {string}
        */
-      error: string;
+      error:
+        | "ValidationError"
+        | "Unauthorized"
+        | "Forbidden"
+        | "NotFound"
+        | "RequestTimeout"
+        | "Conflict"
+        | "CampaignNotCancellable"
+        | "PayloadTooLarge"
+        | "UnsupportedMediaType"
+        | "UnprocessableEntity"
+        | "RateLimited"
+        | "RequestHeaderFieldsTooLarge"
+        | "InternalError"
+        | "ServiceUnavailable";
       /**
        * @description Human-readable explanation.
        * @example invalid request body: /name must be string
@@ -1388,7 +1403,7 @@ export interface components {
        */
       vapid_public_key: string;
     };
-    /** @description Delivery counters. `sent` counts devices handed to a provider; each of them then ends in exactly one of `delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, `sent` equals `audience_size` and the four outcomes add up to `sent`. `received` and `clicked` count devices whose client library reported the notification shown or clicked (`POST /v1/devices/{id}/notification-events`): devices without a library (or offline ones) report nothing, so they are lower bounds. */
+    /** @description Delivery counters, each device counted once. `sent` counts devices whose final outcome has been recorded; each of them is in exactly one of `delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, `sent` equals `audience_size` and the four outcomes add up to `sent`. `received` and `clicked` count devices whose client library reported the notification shown or clicked (`POST /v1/devices/{id}/notification-events`): devices without a library (or offline ones) report nothing, so they are lower bounds. */
     CampaignStats: {
       /**
        * Format: uuid
@@ -1396,7 +1411,7 @@ export interface components {
        * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
        */
       campaign_id: string;
-      /** @description Devices handed to a provider. */
+      /** @description Devices whose final outcome (delivered, failed, bounced or throttled) has been recorded, including those that failed before reaching a provider (expired ttl, unusable credentials, oversized payload). */
       sent: number;
       /** @description Accepted by the provider (APNs, FCM or the browser's push service). */
       delivered: number;
@@ -2231,9 +2246,9 @@ export interface operations {
   listApps: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -2265,7 +2280,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2280,7 +2295,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -2291,7 +2306,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2306,7 +2321,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2323,7 +2338,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2338,7 +2353,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2399,7 +2414,7 @@ export interface operations {
           "application/json": components["schemas"]["App"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2414,7 +2429,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -2425,7 +2440,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2440,7 +2455,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2455,7 +2470,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2472,7 +2487,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2487,7 +2502,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2534,7 +2549,7 @@ export interface operations {
           "application/json": components["schemas"]["App"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -2545,7 +2560,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2560,7 +2575,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2575,7 +2590,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2592,7 +2607,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2607,7 +2622,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2674,7 +2689,7 @@ export interface operations {
           "application/json": components["schemas"]["App"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2689,7 +2704,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -2700,7 +2715,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2715,7 +2730,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2730,7 +2745,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2745,7 +2760,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2762,7 +2777,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2777,7 +2792,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2822,7 +2837,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -2833,7 +2848,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2848,7 +2863,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2863,7 +2878,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2880,7 +2895,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2895,7 +2910,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2942,7 +2957,7 @@ export interface operations {
           "application/json": components["schemas"]["PlatformConfigs"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -2953,7 +2968,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2968,7 +2983,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -2983,7 +2998,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3000,7 +3015,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3015,7 +3030,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3072,7 +3087,7 @@ export interface operations {
             | components["schemas"]["WebPlatformConfig"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3087,7 +3102,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -3098,7 +3113,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3113,7 +3128,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3128,7 +3143,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3143,7 +3158,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3158,7 +3173,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3175,7 +3190,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3190,7 +3205,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3237,7 +3252,7 @@ export interface operations {
           "application/json": components["schemas"]["WebPushConfig"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -3248,7 +3263,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3263,7 +3278,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3278,7 +3293,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3295,7 +3310,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3310,7 +3325,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3330,9 +3345,9 @@ export interface operations {
   listApiKeys: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -3370,7 +3385,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3385,7 +3400,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -3396,7 +3411,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3411,7 +3426,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3426,7 +3441,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3443,7 +3458,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3458,7 +3473,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3532,7 +3547,7 @@ export interface operations {
           "application/json": components["schemas"]["CreatedApiKey"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3547,7 +3562,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -3558,7 +3573,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3573,7 +3588,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3588,7 +3603,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3605,7 +3620,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3620,7 +3635,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3670,7 +3685,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -3681,7 +3696,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3696,7 +3711,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3711,7 +3726,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3728,7 +3743,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3743,7 +3758,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3830,7 +3845,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3845,7 +3860,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -3856,7 +3871,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3871,7 +3886,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3886,7 +3901,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3903,7 +3918,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3918,7 +3933,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -3959,9 +3974,9 @@ export interface operations {
          * @example user-42
          */
         external_id?: string;
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -3993,7 +4008,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4008,7 +4023,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4019,7 +4034,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4034,7 +4049,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4049,7 +4064,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4066,7 +4081,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4081,7 +4096,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4131,7 +4146,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4142,7 +4157,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4157,7 +4172,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4172,7 +4187,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4189,7 +4204,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4204,7 +4219,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4287,7 +4302,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4302,7 +4317,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4313,7 +4328,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4328,7 +4343,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4343,7 +4358,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4360,7 +4375,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4375,7 +4390,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4423,7 +4438,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4434,7 +4449,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4449,7 +4464,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4464,7 +4479,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4481,7 +4496,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4496,7 +4511,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4546,7 +4561,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4557,7 +4572,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4572,7 +4587,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4587,7 +4602,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4604,7 +4619,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4619,7 +4634,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4669,7 +4684,7 @@ export interface operations {
           "application/json": components["schemas"]["Device"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4680,7 +4695,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4695,7 +4710,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4710,7 +4725,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4727,7 +4742,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4742,7 +4757,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4806,7 +4821,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4821,7 +4836,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4832,7 +4847,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4847,7 +4862,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4862,7 +4877,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4879,7 +4894,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4894,7 +4909,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4964,7 +4979,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -4979,7 +4994,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -4990,7 +5005,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5005,7 +5020,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5020,7 +5035,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5035,7 +5050,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5052,7 +5067,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5067,7 +5082,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5270,7 +5285,7 @@ export interface operations {
           "application/json": components["schemas"]["Campaign"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5285,7 +5300,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -5296,7 +5311,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5311,7 +5326,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5326,7 +5341,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5341,7 +5356,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5356,7 +5371,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5371,7 +5386,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5386,7 +5401,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5403,7 +5418,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5418,7 +5433,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5629,7 +5644,7 @@ export interface operations {
           "application/json": components["schemas"]["Campaign"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5644,7 +5659,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -5655,7 +5670,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5670,7 +5685,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5685,7 +5700,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5700,7 +5715,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5715,7 +5730,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5730,7 +5745,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5745,7 +5760,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5762,7 +5777,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5777,7 +5792,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -5986,7 +6001,7 @@ export interface operations {
           "application/json": components["schemas"]["Campaign"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6001,7 +6016,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -6012,7 +6027,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6027,7 +6042,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6042,7 +6057,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6057,7 +6072,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6072,7 +6087,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6087,7 +6102,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6102,7 +6117,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6119,7 +6134,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6134,7 +6149,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6344,7 +6359,7 @@ export interface operations {
           "application/json": components["schemas"]["Campaign"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6359,7 +6374,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -6370,7 +6385,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6385,7 +6400,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6400,7 +6415,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6415,7 +6430,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6430,7 +6445,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6445,7 +6460,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6460,7 +6475,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6477,7 +6492,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6492,7 +6507,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6519,9 +6534,9 @@ export interface operations {
         app_id?: string;
         /** @description Only campaigns in this status. */
         status?: "scheduled" | "queued" | "sending" | "completed" | "cancelled" | "failed";
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 20). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -6553,7 +6568,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6568,7 +6583,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -6579,7 +6594,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6594,7 +6609,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6609,7 +6624,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6626,7 +6641,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6641,7 +6656,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6688,7 +6703,7 @@ export interface operations {
           "application/json": components["schemas"]["Campaign"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -6699,7 +6714,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6714,7 +6729,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6729,7 +6744,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6746,7 +6761,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6761,7 +6776,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6808,7 +6823,7 @@ export interface operations {
           "application/json": components["schemas"]["CampaignStats"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -6819,7 +6834,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6834,7 +6849,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6849,7 +6864,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6866,7 +6881,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6881,7 +6896,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6928,7 +6943,7 @@ export interface operations {
           "application/json": components["schemas"]["Campaign"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -6939,7 +6954,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6954,7 +6969,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6969,7 +6984,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -6984,7 +6999,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7001,7 +7016,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7016,7 +7031,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7041,9 +7056,9 @@ export interface operations {
          * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
          */
         app_id?: string;
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -7075,7 +7090,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7090,7 +7105,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -7101,7 +7116,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7116,7 +7131,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7131,7 +7146,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7148,7 +7163,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7163,7 +7178,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7221,7 +7236,7 @@ export interface operations {
           "application/json": components["schemas"]["Segment"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7236,7 +7251,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -7247,7 +7262,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7262,7 +7277,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7277,7 +7292,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7292,7 +7307,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7307,7 +7322,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7322,7 +7337,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7339,7 +7354,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7354,7 +7369,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7410,7 +7425,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7425,7 +7440,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -7436,7 +7451,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7451,7 +7466,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7466,7 +7481,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7481,7 +7496,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7496,7 +7511,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7513,7 +7528,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7528,7 +7543,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7575,7 +7590,7 @@ export interface operations {
           "application/json": components["schemas"]["Segment"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -7586,7 +7601,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7601,7 +7616,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7616,7 +7631,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7633,7 +7648,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7648,7 +7663,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7706,7 +7721,7 @@ export interface operations {
           "application/json": components["schemas"]["Segment"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7721,7 +7736,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -7732,7 +7747,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7747,7 +7762,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7762,7 +7777,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7777,7 +7792,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7792,7 +7807,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7807,7 +7822,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7824,7 +7839,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7839,7 +7854,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7884,7 +7899,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -7895,7 +7910,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7910,7 +7925,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7925,7 +7940,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7942,7 +7957,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -7957,7 +7972,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8026,7 +8041,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -8037,7 +8052,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8052,7 +8067,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8067,7 +8082,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8084,7 +8099,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8099,7 +8114,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8198,7 +8213,7 @@ export interface operations {
           "application/json": components["schemas"]["AndroidChannel"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8213,7 +8228,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -8224,7 +8239,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8239,7 +8254,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8254,7 +8269,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8269,7 +8284,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8284,7 +8299,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8299,7 +8314,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8316,7 +8331,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8331,7 +8346,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8383,7 +8398,7 @@ export interface operations {
           "application/json": components["schemas"]["AndroidChannel"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -8394,7 +8409,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8409,7 +8424,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8424,7 +8439,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8441,7 +8456,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8456,7 +8471,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8506,7 +8521,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -8517,7 +8532,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8532,7 +8547,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8547,7 +8562,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8564,7 +8579,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8579,7 +8594,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8678,7 +8693,7 @@ export interface operations {
           "application/json": components["schemas"]["AndroidChannel"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8693,7 +8708,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -8704,7 +8719,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8719,7 +8734,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8734,7 +8749,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8749,7 +8764,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8766,7 +8781,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8781,7 +8796,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8801,9 +8816,9 @@ export interface operations {
   listInAppMessages: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -8841,7 +8856,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8856,7 +8871,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -8867,7 +8882,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8882,7 +8897,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8897,7 +8912,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8914,7 +8929,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -8929,7 +8944,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9052,7 +9067,7 @@ export interface operations {
           "application/json": components["schemas"]["InAppMessage"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9067,7 +9082,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -9078,7 +9093,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9093,7 +9108,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9108,7 +9123,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9123,7 +9138,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9138,7 +9153,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9153,7 +9168,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9170,7 +9185,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9185,7 +9200,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9237,7 +9252,7 @@ export interface operations {
           "application/json": components["schemas"]["InAppMessage"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -9248,7 +9263,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9263,7 +9278,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9278,7 +9293,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9295,7 +9310,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9310,7 +9325,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9360,7 +9375,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -9371,7 +9386,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9386,7 +9401,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9401,7 +9416,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9418,7 +9433,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9433,7 +9448,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9561,7 +9576,7 @@ export interface operations {
           "application/json": components["schemas"]["InAppMessage"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9576,7 +9591,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -9587,7 +9602,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9602,7 +9617,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9617,7 +9632,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description PayloadTooLarge: the body exceeds the size limit. */
+      /** @description PayloadTooLarge: The body exceeds the size limit. */
       413: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9632,7 +9647,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9647,7 +9662,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnprocessableEntity: well-formed but semantically invalid. */
+      /** @description UnprocessableEntity: Well-formed, but semantically invalid. */
       422: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9662,7 +9677,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9679,7 +9694,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9694,7 +9709,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9746,7 +9761,7 @@ export interface operations {
           };
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -9757,7 +9772,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9772,7 +9787,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9787,7 +9802,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9804,7 +9819,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9819,7 +9834,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9882,7 +9897,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9897,7 +9912,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -9908,7 +9923,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9923,7 +9938,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9938,7 +9953,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9953,7 +9968,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description UnsupportedMediaType: the body is not application/json. */
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9968,7 +9983,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -9985,7 +10000,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10000,7 +10015,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10041,7 +10056,7 @@ export interface operations {
           "application/json": components["schemas"]["Me"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10052,7 +10067,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10067,7 +10082,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10084,7 +10099,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10099,7 +10114,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10140,7 +10155,7 @@ export interface operations {
           "application/json": components["schemas"]["Org"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10151,7 +10166,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10166,7 +10181,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10183,7 +10198,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10198,7 +10213,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10249,7 +10264,7 @@ export interface operations {
           "application/json": components["schemas"]["Org"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10264,7 +10279,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10275,7 +10290,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10290,7 +10305,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10307,7 +10322,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10322,7 +10337,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10342,9 +10357,9 @@ export interface operations {
   listMembers: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -10376,7 +10391,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10391,7 +10406,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10402,7 +10417,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10417,7 +10432,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10434,7 +10449,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10449,7 +10464,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10494,7 +10509,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10505,7 +10520,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10520,7 +10535,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10535,7 +10550,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10550,7 +10565,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10567,7 +10582,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10582,7 +10597,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10640,7 +10655,7 @@ export interface operations {
           "application/json": components["schemas"]["Member"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10655,7 +10670,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10666,7 +10681,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10681,7 +10696,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10696,7 +10711,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10711,7 +10726,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10728,7 +10743,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10743,7 +10758,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10763,9 +10778,9 @@ export interface operations {
   listInvitations: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -10797,7 +10812,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10812,7 +10827,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10823,7 +10838,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10838,7 +10853,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10855,7 +10870,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10870,7 +10885,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10928,7 +10943,7 @@ export interface operations {
           "application/json": components["schemas"]["CreatedInvitation"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10943,7 +10958,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -10954,7 +10969,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10969,7 +10984,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Conflict: the resource already exists or its state forbids the change. */
+      /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -10984,7 +10999,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11001,7 +11016,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11016,7 +11031,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11061,7 +11076,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -11072,7 +11087,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11087,7 +11102,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11102,7 +11117,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11119,7 +11134,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11134,7 +11149,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11154,9 +11169,9 @@ export interface operations {
   listOAuthClients: {
     parameters: {
       query?: {
-        /** @description Page number, from 1. */
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
         page?: number;
-        /** @description Items per page, 1 to 200 (default 50). */
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
         per_page?: number;
       };
       header?: never;
@@ -11188,7 +11203,7 @@ export interface operations {
           };
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11203,7 +11218,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -11214,7 +11229,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11229,7 +11244,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11246,7 +11261,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11261,7 +11276,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11314,7 +11329,7 @@ export interface operations {
           "application/json": components["schemas"]["OAuthClient"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11329,7 +11344,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -11340,7 +11355,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11355,7 +11370,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11372,7 +11387,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11387,7 +11402,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11432,7 +11447,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -11443,7 +11458,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Forbidden: the credentials' organization or app scope, or the signed-in user's role, does not permit this. */
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
       403: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11458,7 +11473,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11473,7 +11488,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11490,7 +11505,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11505,7 +11520,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11557,7 +11572,7 @@ export interface operations {
           "application/json": components["schemas"]["AcceptedInvitation"];
         };
       };
-      /** @description ValidationError: the request is malformed or breaks the schema. */
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
       400: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11572,7 +11587,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description Unauthorized: missing or invalid credentials. */
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
       401: {
         headers: {
           /** @description Bearer challenge. */
@@ -11583,7 +11598,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description NotFound: no such resource (an id that is not a UUID names none either). */
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
       404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11598,7 +11613,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description RateLimited: the key's per-minute limit is used up. */
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11615,7 +11630,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description InternalError: an unexpected failure; details are logged, never returned. */
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
       500: {
         headers: {
           /** @description Requests allowed per minute for this key. */
@@ -11630,7 +11645,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description ServiceUnavailable: a backend service is unreachable; retry later. */
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
       503: {
         headers: {
           /** @description Requests allowed per minute for this key. */

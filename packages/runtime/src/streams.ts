@@ -8,7 +8,15 @@ import { RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstr
 export interface StreamNames {
   /** Domain events that more than one service reacts to. */
   eventsStream: string;
+  /** herald.v1.AppDeleted (protobuf), published by the credential service. */
   appDeleted: string;
+  /**
+   * Where releases before the protobuf one published app.deleted as JSON. A subject of its
+   * own, so that a device registry of the older release, whose durable filters on it,
+   * never receives (and drops) a protobuf message during a rolling upgrade; today's
+   * registry drains it with a durable of its own. Remove one release later.
+   */
+  legacyAppDeleted: string;
   deviceInvalidated: string;
   /** Work queue of rendered delivery batches, one subject per platform. */
   deliveryStream: string;
@@ -28,7 +36,8 @@ export function streamNames(namespace = ""): StreamNames {
   const stream = (s: string) => (namespace ? `${namespace}_${s}` : s);
   return {
     eventsStream: stream("EVENTS"),
-    appDeleted: subj("app.deleted"),
+    appDeleted: subj("app.deleted.v2"),
+    legacyAppDeleted: subj("app.deleted"),
     deviceInvalidated: subj("device.invalidated"),
     deliveryStream: stream("DELIVERY"),
     delivery: (platform) => subj(`delivery.${platform}`),
@@ -42,7 +51,7 @@ export function streamNames(namespace = ""): StreamNames {
 export function eventsStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
   return {
     name: names.eventsStream,
-    subjects: [names.appDeleted, names.deviceInvalidated],
+    subjects: [names.appDeleted, names.legacyAppDeleted, names.deviceInvalidated],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     max_age: 7 * 24 * 3600 * 1e9,

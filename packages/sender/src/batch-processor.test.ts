@@ -4,8 +4,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import { DeliveryBatchSchema, OutcomeKind, type DeliveryTarget } from "@herald/proto/delivery";
+import { sleep } from "@herald/runtime";
 import { describe, expect, it } from "vitest";
-import { abortableSleep, BatchProcessor } from "./batch-processor.js";
+import { BatchProcessor } from "./batch-processor.js";
 import { CredentialsCache } from "./credentials-cache.js";
 import { Limiter } from "./limiter.js";
 import { CredentialsError, type Provider, type SendResult } from "./provider.js";
@@ -197,7 +198,7 @@ describe("BatchProcessor", () => {
       const { p, sendLimiter } = processor(provider, "fp", {
         inflight: 2,
         // A real back-off: the abort ends it.
-        sleep: (ms, signal) => abortableSleep(ms * 100, signal),
+        sleep: (ms, signal) => sleep(ms * 100, signal),
       });
       const run = p.process(batch(ids), abort.signal);
       await new Promise((r) => setTimeout(r, 20));

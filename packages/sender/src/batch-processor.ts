@@ -10,7 +10,7 @@ import {
   type Outcome,
   type RenderedPayload,
 } from "@herald/proto/delivery";
-import { ATTR, context, SpanKind, SpanStatusCode, trace, tracer } from "@herald/runtime";
+import { ATTR, context, SpanKind, SpanStatusCode, sleep, trace, tracer } from "@herald/runtime";
 import type { CredentialsCache } from "./credentials-cache.js";
 import type { Limiter } from "./limiter.js";
 import type { Provider, SendContext, SendResult } from "./provider.js";
@@ -39,20 +39,6 @@ export interface BatchProcessorDeps<C> {
   now?: () => number;
 }
 
-export const abortableSleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-
 /**
  * Sends every target of one delivery batch and returns exactly one outcome per target.
  * Transient failures are retried per device with backoff; when retries run out the
@@ -66,7 +52,7 @@ export class BatchProcessor<C> {
   private readonly now: () => number;
 
   constructor(private readonly deps: BatchProcessorDeps<C>) {
-    this.sleep = deps.sleep ?? abortableSleep;
+    this.sleep = deps.sleep ?? sleep;
     this.random = deps.random ?? Math.random;
     this.now = deps.now ?? Date.now;
   }

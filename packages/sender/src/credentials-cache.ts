@@ -1,16 +1,12 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
 import type { Platform } from "@herald/proto/common";
+import { BoundedCache } from "@herald/runtime";
 import { CredentialsError } from "./provider.js";
 
 export type CredentialsResult<C> = { ok: true; credentials: C; fingerprint: string } | { ok: false; reason: string };
 
 export type FetchCredentials = (appId: string, platform: Platform) => Promise<GetSendCredentialsResponse>;
-
-interface Entry<C> {
-  value: Promise<CredentialsResult<C>>;
-  expiresAt: number;
-}
 
 /**
  * Decrypted credentials per app, kept in memory only, for ttlMs; concurrent batches of one
@@ -19,30 +15,22 @@ interface Entry<C> {
  * Errors reaching the credential service are not cached: the caller retries the batch.
  */
 export class CredentialsCache<C> {
-  private readonly entries = new Map<string, Entry<C>>();
+  private readonly cache: BoundedCache<CredentialsResult<C>>;
 
   constructor(
     private readonly fetch: FetchCredentials,
     private readonly prepare: (r: GetSendCredentialsResponse) => C | Promise<C>,
     private readonly platform: Platform,
-    private readonly ttlMs = 60_000,
-    private readonly negativeTtlMs = 5_000,
-    private readonly maxEntries = 10_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    ttlMs = 60_000,
+    negativeTtlMs = 5_000,
+    maxEntries = 10_000,
+    now: () => number = Date.now,
+  ) {
+    this.cache = new BoundedCache({ maxEntries, ttlMs: (r) => (r.ok ? ttlMs : negativeTtlMs), now });
+  }
 
   get(appId: string): Promise<CredentialsResult<C>> {
-    const hit = this.entries.get(appId);
-    if (hit && hit.expiresAt > this.now()) return hit.value;
-    const value = this.load(appId);
-    const entry: Entry<C> = { value, expiresAt: Number.POSITIVE_INFINITY };
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(appId, entry);
-    value.then(
-      (r) => (entry.expiresAt = this.now() + (r.ok ? this.ttlMs : this.negativeTtlMs)),
-      () => this.entries.delete(appId),
-    );
-    return value;
+    return this.cache.get(appId, () => this.load(appId));
   }
 
   private async load(appId: string): Promise<CredentialsResult<C>> {

@@ -1,3 +1,5 @@
+import { sleep } from "@herald/runtime";
+
 /**
  * A counting semaphore: at most `size` holders at once, waiters served in order. The
  * queue is an array read from a moving head (thousands of sends wait at once: shifting
@@ -54,6 +56,6 @@ export class Limiter {
 
   /** Resolves when nobody holds the limiter. */
   async idle(pollMs = 50): Promise<void> {
-    while (this.active > 0) await new Promise((r) => setTimeout(r, pollMs));
+    while (this.active > 0) await sleep(pollMs);
   }
 }

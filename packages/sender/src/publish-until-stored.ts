@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import type { Logger } from "@herald/runtime";
+import { type Logger, sleep } from "@herald/runtime";
 import { nextDelay, type RetryPolicy } from "./retry-policy.js";
 
 /**
@@ -27,7 +26,7 @@ export async function publishUntilStored<T>(
       if (delay === undefined || opts.signal.aborted) throw err;
       opts.log.warn({ err, attempt, retryInMs: delay }, `${opts.what} not stored; publishing it again`);
       try {
-        await sleep(delay, undefined, { signal: opts.signal });
+        await sleep(delay, opts.signal);
       } catch {
         throw err;
       }

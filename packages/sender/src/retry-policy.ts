@@ -1,6 +1,10 @@
+import { equalJitter } from "@herald/runtime";
+
 /**
- * When to try a failed send again: exponential backoff with full jitter, never sooner
- * than the provider's Retry-After, within a bounded number of attempts and time.
+ * When to try a failed send again: exponential backoff with equal jitter (a random wait
+ * from half of min(maxDelayMs, baseDelayMs × 2^(attempt − 1)) to all of it; why not full
+ * jitter: packages/runtime/src/backoff.ts), never sooner than the provider's Retry-After,
+ * within a bounded number of attempts and time.
  */
 export interface RetryPolicy {
   maxAttempts: number;
@@ -18,7 +22,8 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 };
 
 /**
- * The wait before attempt `attempt + 1`, or undefined when the policy says stop.
+ * The wait before attempt `attempt + 1` (attempts count from 1), or undefined when the
+ * policy says stop.
  * `random` returns [0, 1), injected for deterministic tests.
  */
 export function nextDelay(
@@ -29,8 +34,7 @@ export function nextDelay(
   random: () => number = Math.random,
 ): number | undefined {
   if (attempt >= policy.maxAttempts) return undefined;
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  const jittered = Math.floor(ceiling / 2 + random() * (ceiling / 2));
+  const jittered = equalJitter({ baseMs: policy.baseDelayMs, capMs: policy.maxDelayMs }, attempt - 1, random);
   const delay = Math.max(jittered, retryAfterMs ?? 0);
   if (elapsedMs + delay > policy.maxElapsedMs) return undefined;
   return delay;

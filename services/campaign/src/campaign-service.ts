@@ -8,7 +8,7 @@ import type {
   ListCampaignsRequest,
   RecordEngagementRequest,
 } from "@herald/proto/campaign";
-import { aborted, failedPrecondition, invalidArgument, notFound } from "@herald/runtime";
+import { aborted, failedPrecondition, invalidArgument, notFound, pageOf } from "@herald/runtime";
 import type { AndroidChannels } from "./android-channels.js";
 import type { AudienceSource } from "./audience-source.js";
 import type { CampaignRecord, Target } from "./campaign.js";
@@ -29,9 +29,6 @@ export interface CampaignServiceDeps {
   onQueued: () => void;
   now?: () => Date;
 }
-
-const DEFAULT_PER_PAGE = 20;
-const MAX_PER_PAGE = 200;
 
 /** The RPC surface: validates, calls the store, maps to messages. Fan-out runs elsewhere. */
 export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> {
@@ -69,14 +66,13 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
 
   async listCampaigns(req: ListCampaignsRequest) {
     const appId = check.appId(req.appId);
-    // The gateway rejects out-of-range paging; clamp anyway, the store must never see it.
-    const page = Math.max(1, req.page?.page || 1);
-    const perPage = Math.min(MAX_PER_PAGE, Math.max(1, req.page?.perPage || DEFAULT_PER_PAGE));
+    // The one paging rule (packages/runtime/src/paging.ts): out-of-range values are refused.
+    const { page, perPage, offset } = pageOf(req.page);
     const status = req.status === undefined ? undefined : statusName(req.status);
     if (req.status !== undefined && !status) {
       throw invalidArgument("status must be scheduled, queued, sending, completed, cancelled or failed when set");
     }
-    const { campaigns, total } = await this.deps.store.list(appId, status, (page - 1) * perPage, perPage);
+    const { campaigns, total } = await this.deps.store.list(appId, status, offset, perPage);
     return { campaigns: campaigns.map(toCampaign), page: { page, perPage, total: BigInt(total) } };
   }
 

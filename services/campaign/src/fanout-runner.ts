@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ATTR, inSpan, ROOT_CONTEXT, trace, traceContextFrom, type Logger } from "@herald/runtime";
+import { ATTR, equalJitter, inSpan, ROOT_CONTEXT, sleep, trace, traceContextFrom, type Logger } from "@herald/runtime";
 import type { AudienceDevice, AudienceSource } from "./audience-source.js";
 import { buildDeliveryBatch } from "./batch-builder.js";
 import type { BatchPublisher } from "./batch-publisher.js";
@@ -25,8 +25,8 @@ type RunResult = "completed" | "published" | "failed" | "stopped" | "lease_lost"
 
 /** Far below NATS' default 1 MB max_payload, whatever the tokens' length. */
 const MAX_BATCH_BYTES = 512 * 1024;
-const BACKOFF_BASE_MS = 500;
-const BACKOFF_MAX_MS = 15_000;
+/** Waits between resumptions of an interrupted run. */
+const BACKOFF = { baseMs: 500, capMs: 15_000 };
 
 /**
  * Fans one claimed campaign out: per platform, walks the audience one page at a time and
@@ -121,7 +121,8 @@ export class FanoutRunner {
         } else {
           // Also when recording a known failure failed: it stays known and is retried.
           log.warn({ err, campaignId: id, attempt }, "fan-out interrupted; resuming from the last published batch");
-          await sleep(backoff(attempt), signal);
+          // An abort ends the wait early; the checks at the top of the loop say what it means.
+          await sleep(equalJitter(BACKOFF, attempt - 1), signal).catch(() => undefined);
         }
         job = undefined;
       }
@@ -232,23 +233,4 @@ function permanentProblem(err: unknown, target: Target): string | undefined {
     return `the device registry rejected the audience: ${err.rawMessage}`;
   }
   return undefined;
-}
-
-function backoff(attempt: number): number {
-  const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.min(attempt - 1, 10));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
-}
-
-/** Resolves after ms, or at once when signal aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,16 +1,16 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import type { JsMsg } from "@nats-io/jetstream";
 import { OutcomeBatchSchema, OutcomeKind } from "@herald/proto/delivery";
 import {
   ATTR,
   inSpan,
   linkFromHeaders,
-  PULL_EXPIRES_MS,
-  readyBatches,
   ROOT_CONTEXT,
   SpanKind,
+  startPullConsumer,
   type Logger,
   type NatsConnection,
+  type PullConsumer,
   type StreamNames,
 } from "@herald/runtime";
 import type { CampaignMetrics } from "./metrics.js";
@@ -25,9 +25,7 @@ export interface OutcomeConsumerOptions {
   log: Logger;
 }
 
-export interface OutcomeConsumer {
-  stop(): Promise<void>;
-}
+export type OutcomeConsumer = PullConsumer;
 
 /** Messages asked for in one fetch; what has arrived of them, up to all, is recorded in one transaction. */
 const FETCH_MAX = 100;
@@ -48,23 +46,12 @@ const KIND: Partial<Record<OutcomeKind, OutcomeKindName>> = {
  * replica. Up to 100 messages are recorded in one transaction and acked only after it
  * commits, so a crash means redelivery, which the outcome table turns into a no-op.
  *
- * Each fetch's messages are recorded as they arrive (readyBatches), not when the fetch
- * ends: a campaign's last outcomes are not held back waiting for more.
+ * Each fetch's messages are recorded as they arrive (a batch of what has arrived, one at
+ * a time), not when the fetch ends: a campaign's last outcomes are not held back waiting
+ * for more.
  */
-export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<OutcomeConsumer> {
+export function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<OutcomeConsumer> {
   const { nc, names, store, metrics, log } = opts;
-  const durable = names.consumer("campaign-outcomes");
-  const jsm = await jetstreamManager(nc);
-  await jsm.consumers.add(names.outcomesStream, {
-    durable_name: durable,
-    filter_subject: names.outcomesWildcard,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: ACK_WAIT_MS * 1e6,
-    max_deliver: -1,
-  });
-  const consumer = await jetstream(nc).consumers.get(names.outcomesStream, durable);
-  let stopped = false;
 
   // One consumer span per group of messages, linked to the trace of each (its sender's batch).
   const record = (messages: JsMsg[]) =>
@@ -98,27 +85,17 @@ export async function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promis
       },
     );
 
-  const loop = (async () => {
-    while (!stopped) {
-      try {
-        const messages = await consumer.fetch({ max_messages: FETCH_MAX, expires: PULL_EXPIRES_MS });
-        for await (const group of readyBatches(messages, FETCH_MAX)) await record(group);
-      } catch (err) {
-        if (stopped) break;
-        log.warn({ err }, "fetch from the outcomes stream failed");
-        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
-      }
-    }
-  })();
-
-  return {
-    async stop() {
-      // Lets the current fetch run out (PULL_EXPIRES_MS at most), recording what it still
-      // brings: a fetch stopped early leaves what the server sends it to the ack wait.
-      stopped = true;
-      await loop;
+  return startPullConsumer(
+    nc,
+    {
+      stream: names.outcomesStream,
+      durable: names.consumer("campaign-outcomes"),
+      filterSubject: names.outcomesWildcard,
+      ackWaitMs: ACK_WAIT_MS,
     },
-  };
+    // One transaction at a time.
+    { log, concurrency: 1, batchSize: FETCH_MAX, handleBatch: record },
+  );
 }
 
 /** The outcomes of one message; undefined (and the message terminated) when it cannot be read. */

@@ -1,5 +1,5 @@
 import { Priority, type CampaignTarget, type Content, type SendOptions } from "@herald/proto/campaign";
-import { failedPrecondition, invalidArgument, ISO_639_1 } from "@herald/runtime";
+import { failedPrecondition, invalidArgument, ISO_639_1, isUuid } from "@herald/runtime";
 import { httpsUrl, notificationOptions } from "./notification-checks.js";
 import { FALLBACK_LANGUAGE, type Contents, type DeliveryOptions, type Target } from "./campaign.js";
 
@@ -25,10 +25,9 @@ export const LIMITS = {
   scheduleHorizonMs: 365 * 24 * 3600 * 1000,
 } as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONTROL = /\p{Cc}/u;
 
-export const isUuid = (value: string): boolean => UUID.test(value);
+export { isUuid };
 
 /** Characters as a reader counts them: code points, not UTF-16 units. */
 const charCount = (s: string): number => [...s].length;

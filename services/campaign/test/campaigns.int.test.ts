@@ -379,7 +379,11 @@ describe("campaigns", () => {
     expect(first.page).toMatchObject({ page: 1, perPage: 2, total: 3n });
     const second = await campaigns.listCampaigns({ appId, page: { page: 2, perPage: 2 } });
     expect(second.campaigns.map((c) => c.id)).toEqual([ids[0]]);
-    expect((await campaigns.listCampaigns({ appId })).page).toMatchObject({ page: 1, perPage: 20, total: 3n });
+    expect((await campaigns.listCampaigns({ appId })).page).toMatchObject({ page: 1, perPage: 50, total: 3n });
+    // The one paging rule: out of range is refused, not clamped.
+    await expect(campaigns.listCampaigns({ appId, page: { page: 1, perPage: 201 } })).rejects.toMatchObject({
+      code: Code.InvalidArgument,
+    });
     expect((await campaigns.listCampaigns({ appId: randomUUID() })).campaigns).toEqual([]);
   });
 

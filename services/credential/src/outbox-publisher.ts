@@ -1,7 +1,14 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { JetStreamClient } from "@nats-io/jetstream";
+import { AppDeletedSchema } from "@herald/proto/delivery";
 import { inTransaction, type Logger, type Pool, type StreamNames } from "@herald/runtime";
 
-/** An event stored in the outbox, in the transaction of the change it announces. */
+/**
+ * An event stored in the outbox, in the transaction of the change it announces. The row
+ * keeps the payload as JSON (readable in the database, and rows written by an earlier
+ * release stay valid); it is published as protobuf (encode()).
+ */
 export interface OutboxEvent {
   kind: "app.deleted";
   /** JetStream de-duplication id: a re-publish after a crash is dropped by the stream. */
@@ -88,7 +95,7 @@ export class OutboxPublisher {
       const done: string[] = [];
       try {
         for (const row of rows) {
-          await this.js.publish(this.subject(row.kind), JSON.stringify(row.payload), { msgID: row.msg_id });
+          await this.js.publish(this.subject(row.kind), encodeEvent(row.kind, row.payload), { msgID: row.msg_id });
           done.push(row.id);
         }
       } catch (err) {
@@ -106,6 +113,19 @@ export class OutboxPublisher {
     switch (kind) {
       case "app.deleted":
         return this.names.appDeleted;
+    }
+  }
+}
+
+/** The protobuf message of an outbox row's JSON payload. */
+function encodeEvent(kind: OutboxEvent["kind"], payload: unknown): Uint8Array {
+  switch (kind) {
+    case "app.deleted": {
+      const { app_id, deleted_at } = payload as { app_id: string; deleted_at: string };
+      return toBinary(
+        AppDeletedSchema,
+        create(AppDeletedSchema, { appId: app_id, deletedAt: timestampFromDate(new Date(deleted_at)) }),
+      );
     }
   }
 }

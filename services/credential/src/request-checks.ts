@@ -1,6 +1,6 @@
 import { Platform, type PageRequest } from "@herald/proto/common";
 import { ApiKeyKind, KeyScope } from "@herald/proto/credential";
-import { invalidArgument } from "@herald/runtime";
+import { invalidArgument, isUuid, pageOf } from "@herald/runtime";
 import type { ApiKeyKindName } from "./api-key-secret.js";
 import { BUNDLE_ID, type PlatformName } from "./platform-credentials.js";
 import type { KeyScopeName, PageQuery } from "./store.js";
@@ -10,10 +10,8 @@ import type { KeyScopeName, PageQuery } from "./store.js";
  * value or throws INVALID_ARGUMENT naming the field.
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Ids are UUIDs; anything else cannot name an existing row (and must not reach Postgres). */
-export const isUuid = (value: string): boolean => UUID.test(value);
+export { isUuid };
 
 const PLATFORM_NAMES: Partial<Record<Platform, PlatformName>> = {
   [Platform.IOS]: "ios",
@@ -77,13 +75,8 @@ export function rateLimit(value: number): number | null {
   return value;
 }
 
-const DEFAULT_PER_PAGE = 50;
-const MAX_PER_PAGE = 200;
-
-/** Unset page and per_page take the defaults (1 and 50); the gateway enforces its own. */
+/** The one paging rule (packages/runtime/src/paging.ts): out-of-range values are refused. */
 export function pageQuery(page: PageRequest | undefined): PageQuery & { page: number; perPage: number } {
-  const p = page?.page || 1;
-  const perPage = page?.perPage || DEFAULT_PER_PAGE;
-  if (perPage > MAX_PER_PAGE) throw invalidArgument(`per_page must be between 1 and ${MAX_PER_PAGE}`);
-  return { page: p, perPage, limit: perPage, offset: (p - 1) * perPage };
+  const checked = pageOf(page);
+  return { ...checked, limit: checked.perPage };
 }

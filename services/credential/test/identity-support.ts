@@ -21,7 +21,7 @@ export async function startIdentity(config: Config, logs?: LogCapture) {
 export type RunningIdentity = Awaited<ReturnType<typeof startIdentity>>;
 
 const ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-/** A random alphanumeric password of that length (20 is what the issue says must pass). */
+/** A random alphanumeric password of that length (20 sits inside the policy's 12 to 256, src/password-policy.ts). */
 export const randomPassword = (length = 20): string =>
   Array.from({ length }, () => ALNUM[randomInt(ALNUM.length)]).join("");
 

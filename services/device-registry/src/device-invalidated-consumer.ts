@@ -1,6 +1,6 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { JsMsg } from "@nats-io/jetstream";
-import { readyBatches, type Logger, type NatsConnection, type StreamNames } from "@herald/runtime";
+import type { Logger, NatsConnection, StreamNames } from "@herald/runtime";
 import { DeviceInvalidatedSchema } from "@herald/proto/delivery";
 import { RETRY_DELAY_MS, startEventsConsumer, type EventsConsumer } from "./events-consumer.js";
 import { toInvalidation } from "./invalidation.js";
@@ -17,24 +17,20 @@ interface Deps {
 }
 
 /**
- * Marks the devices whose tokens a sender found dead (DeviceInvalidated protobufs). The
- * client keeps up to 500 messages pulled; whatever has arrived by the time the previous
- * batch is done becomes the next batch (at most 500, one UPDATE), so a burst costs a few
+ * Marks the devices whose tokens a sender found dead (DeviceInvalidated protobufs). Up to
+ * 500 messages are pulled at a time; whatever has arrived by the time the previous batch
+ * is done becomes the next batch (at most 500, one UPDATE), so a burst costs a few
  * statements and a lone message waits for nothing. The store's rule applies: a device
  * registered again after the observation stays valid.
  */
 export function startDeviceInvalidatedConsumer(
   opts: Deps & { nc: NatsConnection; names: StreamNames },
 ): Promise<EventsConsumer> {
-  return startEventsConsumer({
-    ...opts,
-    durable: "device-registry-invalidated",
-    subject: opts.names.deviceInvalidated,
-    maxMessages: INVALIDATION_BATCH,
-    process: async (messages) => {
-      for await (const batch of readyBatches(messages, INVALIDATION_BATCH)) await apply(batch, opts);
-    },
-  });
+  return startEventsConsumer(
+    { ...opts, durable: "device-registry-invalidated", subject: opts.names.deviceInvalidated },
+    // One UPDATE at a time.
+    { log: opts.log, concurrency: 1, batchSize: INVALIDATION_BATCH, handleBatch: (batch) => apply(batch, opts) },
+  );
 }
 
 /** One statement for the whole batch, then every ack; on failure every message comes back. */

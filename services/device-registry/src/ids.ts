@@ -1,9 +1,7 @@
-import { invalidArgument } from "@herald/runtime";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { invalidArgument, isUuid } from "@herald/runtime";
 
 /** Ids are UUIDs; anything else is checked here so that Postgres never sees a bad cast. */
-export const isUuid = (value: string): boolean => UUID.test(value);
+export { isUuid };
 
 export function requireAppId(appId: string): string {
   if (!isUuid(appId)) throw invalidArgument("app_id must be a UUID");

@@ -20,7 +20,7 @@ import { DeviceRegistryService } from "@herald/proto/device";
 import { InAppMessageService } from "@herald/proto/in_app_message";
 import { AndroidChannelServiceImpl } from "./android-channel-service.js";
 import { PgAndroidChannelStore } from "./android-channel-store.js";
-import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
+import { APP_DELETED_DURABLE, startAppDeletedConsumer } from "./app-deleted-consumer.js";
 import type { Config } from "./config.js";
 import { startDeviceInvalidatedConsumer } from "./device-invalidated-consumer.js";
 import { DeviceRegistryServiceImpl } from "./device-registry-service.js";
@@ -66,7 +66,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
         {
           labels: { event: "app.deleted" },
           stream: names.eventsStream,
-          durable: names.consumer("device-registry-app-deleted"),
+          durable: names.consumer(APP_DELETED_DURABLE),
         },
         {
           labels: { event: "device.invalidated" },
@@ -84,9 +84,9 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
       inAppMessages,
       log,
     });
-    closers.add(() => appDeleted.close());
     const invalidated = await startDeviceInvalidatedConsumer({ nc, names, store, metrics, log });
-    closers.add(() => invalidated.close());
+    // Both at once: each waits for its open fetch to run out.
+    closers.add(async () => void (await Promise.all([appDeleted.stop(), invalidated.stop()])));
 
     const service = new DeviceRegistryServiceImpl({
       store,

@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
+import { AppDeletedSchema } from "@herald/proto/delivery";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DELETE_BATCH } from "../src/app-deleted-consumer.js";
+import { APP_DELETED_DURABLE, DELETE_BATCH, LEGACY_APP_DELETED_DURABLE } from "../src/app-deleted-consumer.js";
 import { tokenHash } from "../src/push-token.js";
 import { startRegistry, waitFor, type Registry } from "./harness.js";
 
@@ -16,6 +19,9 @@ async function insertDevices(r: Registry, appId: string, count: number): Promise
     [appId, tokens, tokens.map(tokenHash)],
   );
 }
+
+const appDeleted = (appId: string) =>
+  toBinary(AppDeletedSchema, create(AppDeletedSchema, { appId, deletedAt: timestampNow() }));
 
 async function deviceCount(r: Registry, appId: string): Promise<number> {
   const { rows } = await r.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM devices WHERE app_id = $1", [
@@ -62,8 +68,8 @@ describe("app.deleted", () => {
     const js = jetstream(nc);
 
     // A malformed event is dropped and does not block the ones behind it.
-    await js.publish(r.names.appDeleted, "not json");
-    await js.publish(r.names.appDeleted, JSON.stringify({ app_id: deleted, deleted_at: new Date().toISOString() }));
+    await js.publish(r.names.appDeleted, "not an AppDeleted");
+    await js.publish(r.names.appDeleted, appDeleted(deleted));
 
     await waitFor(async () => (await deviceCount(r, deleted)) === 0);
     expect(await deviceCount(r, kept)).toBe(25);
@@ -76,23 +82,41 @@ describe("app.deleted", () => {
     const jsm = await jetstreamManager(nc);
     // Both messages settled: the bad one terminated, the good one acknowledged.
     await waitFor(async () => {
-      const info = await jsm.consumers.info(r.names.eventsStream, r.names.consumer("device-registry-app-deleted"));
+      const info = await jsm.consumers.info(r.names.eventsStream, r.names.consumer(APP_DELETED_DURABLE));
       return info.num_ack_pending === 0 && info.num_pending === 0;
     });
+  });
+
+  it("still reads the JSON form earlier releases published on their subject (for one release)", async () => {
+    const appId = randomUUID();
+    await insertDevices(r, appId, 3);
+    await jetstream(nc).publish(
+      r.names.legacyAppDeleted,
+      JSON.stringify({ app_id: appId, deleted_at: new Date().toISOString() }),
+    );
+    await waitFor(async () => (await deviceCount(r, appId)) === 0);
+  });
+
+  it("keeps protobuf events off the subject an older release's durable reads", async () => {
+    // A registry of the previous release pulls from LEGACY_APP_DELETED_DURABLE, filtered on
+    // the legacy subject: during a rolling upgrade it must never be handed a protobuf event.
+    const jsm = await jetstreamManager(nc);
+    const legacy = await jsm.consumers.info(r.names.eventsStream, r.names.consumer(LEGACY_APP_DELETED_DURABLE));
+    expect(legacy.config.filter_subject).toBe(r.names.legacyAppDeleted);
+    const current = await jsm.consumers.info(r.names.eventsStream, r.names.consumer(APP_DELETED_DURABLE));
+    expect(current.config.filter_subject).toBe(r.names.appDeleted);
+    expect(r.names.appDeleted).not.toBe(r.names.legacyAppDeleted);
   });
 
   it("retries after a database failure", async () => {
     const appId = randomUUID();
     await insertDevices(r, appId, 10);
     const jsm = await jetstreamManager(nc);
-    const consumer = r.names.consumer("device-registry-app-deleted");
+    const consumer = r.names.consumer(APP_DELETED_DURABLE);
     // The consumer's statements fail while the table is away; the message is nak'ed, not lost.
     await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
     try {
-      const ack = await jetstream(nc).publish(
-        r.names.appDeleted,
-        JSON.stringify({ app_id: appId, deleted_at: new Date().toISOString() }),
-      );
+      const ack = await jetstream(nc).publish(r.names.appDeleted, appDeleted(appId));
       await waitFor(
         async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq,
       );

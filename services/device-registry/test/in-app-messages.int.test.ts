@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create as createMessage, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
+import { AppDeletedSchema } from "@herald/proto/delivery";
 import { InAppEventType, InAppMessageService, type InAppMessageSettingsSchema } from "@herald/proto/in_app_message";
 import { createRpcClient, toTimestamp } from "@herald/runtime";
 import { jetstream } from "@nats-io/jetstream";
@@ -365,7 +366,10 @@ describe("removal", () => {
 
     const nc = await connect({ servers: r.natsUrl });
     try {
-      await jetstream(nc).publish(r.names.appDeleted, JSON.stringify({ app_id: appId }));
+      await jetstream(nc).publish(
+        r.names.appDeleted,
+        toBinary(AppDeletedSchema, createMessage(AppDeletedSchema, { appId })),
+      );
     } finally {
       await nc.close();
     }

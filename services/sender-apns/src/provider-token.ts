@@ -1,4 +1,5 @@
 import type { KeyObject } from "node:crypto";
+import { BoundedCache } from "@herald/runtime";
 import { SignJWT } from "jose";
 
 /** A token-auth signing key (.p8) of an Apple developer team. */
@@ -59,35 +60,39 @@ export const keyIdentity = (key: SigningKey): string => `${key.teamId}.${key.key
  * than an hour with ExpiredProviderToken. Concurrent sends share one signing.
  */
 export class ProviderTokens {
-  private readonly entries = new Map<string, Entry>();
-  private readonly pending = new Map<string, Promise<Entry>>();
-  private readonly refreshAfterMs: number;
+  /** Each key's token while it is younger than refreshAfterMs. */
+  private readonly entries: BoundedCache<Entry>;
   private readonly minIntervalMs: number;
   private readonly rejectionTtlMs: number;
   private readonly now: () => number;
   private readonly sign: Signer;
 
   constructor(private readonly opts: ProviderTokenOptions = {}) {
-    this.refreshAfterMs = opts.refreshAfterMs ?? 50 * MINUTE;
+    const refreshAfterMs = opts.refreshAfterMs ?? 50 * MINUTE;
     this.minIntervalMs = opts.minIntervalMs ?? 20 * MINUTE;
     this.rejectionTtlMs = opts.rejectionTtlMs ?? MINUTE;
-    if (this.refreshAfterMs < this.minIntervalMs || this.refreshAfterMs >= 60 * MINUTE) {
+    if (refreshAfterMs < this.minIntervalMs || refreshAfterMs >= 60 * MINUTE) {
       throw new Error("the provider token must be refreshed between minIntervalMs and 60 minutes");
     }
-    this.now = opts.now ?? Date.now;
+    const now = opts.now ?? Date.now;
+    this.now = now;
     this.sign = opts.sign ?? signProviderToken;
+    this.entries = new BoundedCache<Entry>({
+      maxEntries: opts.maxEntries ?? 10_000,
+      ttlMs: (e) => e.issuedAt + refreshAfterMs - now(),
+      now,
+    });
   }
 
   async get(key: SigningKey): Promise<ProviderToken> {
-    return this.current(key) ?? { jwt: (await this.signOnce(keyIdentity(key), key)).jwt };
+    return this.current(key) ?? { jwt: (await this.entries.get(keyIdentity(key), () => this.signNew(key))).jwt };
   }
 
   /** The key's token when one is fresh, without waiting (the hot path of every send); else undefined. */
   current(key: SigningKey): ProviderToken | undefined {
-    const now = this.now();
-    const hit = this.entries.get(keyIdentity(key));
-    if (!hit || now - hit.issuedAt >= this.refreshAfterMs) return undefined;
-    if (hit.rejected && now - hit.rejected.at < this.rejectionTtlMs)
+    const hit = this.entries.peek(keyIdentity(key));
+    if (!hit) return undefined;
+    if (hit.rejected && this.now() - hit.rejected.at < this.rejectionTtlMs)
       return { jwt: hit.jwt, rejected: hit.rejected.reason };
     return hit.token;
   }
@@ -100,7 +105,7 @@ export class ProviderTokens {
    */
   expired(key: SigningKey, jwt: string): boolean {
     const id = keyIdentity(key);
-    const hit = this.entries.get(id);
+    const hit = this.entries.peek(id);
     if (!hit || hit.jwt !== jwt) return true;
     if (this.now() - hit.issuedAt < this.minIntervalMs) return false;
     this.entries.delete(id);
@@ -109,26 +114,14 @@ export class ProviderTokens {
 
   /** APNs refused `jwt` (wrong key, team or signature): sends fail fast with `reason` for a while. */
   rejected(key: SigningKey, jwt: string, reason: string): void {
-    const hit = this.entries.get(keyIdentity(key));
+    const hit = this.entries.peek(keyIdentity(key));
     if (hit && hit.jwt === jwt) hit.rejected = { reason, at: this.now() };
   }
 
-  private signOnce(id: string, key: SigningKey): Promise<Entry> {
-    const inflight = this.pending.get(id);
-    if (inflight) return inflight;
+  private async signNew(key: SigningKey): Promise<Entry> {
     const issuedAt = this.now();
-    const signing = this.sign(key, Math.floor(issuedAt / 1000))
-      .then((jwt) => {
-        const entry: Entry = { jwt, token: { jwt }, issuedAt };
-        this.entries.delete(id);
-        if (this.entries.size >= (this.opts.maxEntries ?? 10_000))
-          this.entries.delete(this.entries.keys().next().value as string);
-        this.entries.set(id, entry);
-        this.opts.onSign?.(key);
-        return entry;
-      })
-      .finally(() => this.pending.delete(id));
-    this.pending.set(id, signing);
-    return signing;
+    const jwt = await this.sign(key, Math.floor(issuedAt / 1000));
+    this.opts.onSign?.(key);
+    return { jwt, token: { jwt }, issuedAt };
   }
 }

@@ -1,8 +1,7 @@
 import type { GetSendCredentialsResponse } from "@herald/proto/credential";
 import type { DeliveryBatch, DeliveryTarget } from "@herald/proto/delivery";
-import type { Logger } from "@herald/runtime";
+import { type Logger, sleep } from "@herald/runtime";
 import {
-  abortableSleep,
   CredentialsError,
   recordProviderResponse,
   type Http2Client,
@@ -62,7 +61,7 @@ export class FcmProvider implements Provider<FcmAccount> {
 
   constructor(private readonly deps: FcmProviderDeps) {
     this.now = deps.now ?? Date.now;
-    this.sleep = deps.sleep ?? abortableSleep;
+    this.sleep = deps.sleep ?? sleep;
   }
 
   prepareCredentials(response: GetSendCredentialsResponse): FcmAccount {

@@ -1,4 +1,5 @@
 import { sign } from "node:crypto";
+import { BoundedCache } from "@herald/runtime";
 import type { ServiceAccount } from "./service-account.js";
 
 export const FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
@@ -35,11 +36,11 @@ interface Token {
   expiresAt: number;
 }
 
-interface Entry {
-  token?: Token;
-  inflight?: Promise<string>;
-  rejected?: { error: OAuthRejectedError; until: number };
-}
+/** What is known of an account: a token, or that the endpoint refused it a moment ago. */
+type Held = { token: Token } | { rejected: OAuthRejectedError };
+
+/** A token past refreshAt stays usable this long before its expiry, should its refresh fail. */
+const USABLE_UNTIL_MS_BEFORE_EXPIRY = 30_000;
 
 export interface OAuthTokenSourceOptions {
   now?: () => number;
@@ -56,62 +57,55 @@ export interface OAuthTokenSourceOptions {
  * share one fetch: a burst of sends never fetches more than one token.
  */
 export class OAuthTokenSource {
-  private readonly entries = new Map<string, Entry>();
+  private readonly held: BoundedCache<Held>;
   private readonly now: () => number;
   private readonly refreshBeforeMs: number;
-  private readonly rejectionTtlMs: number;
-  private readonly maxEntries: number;
 
   constructor(
     private readonly endpoint: TokenEndpoint,
     opts: OAuthTokenSourceOptions = {},
   ) {
-    this.now = opts.now ?? Date.now;
+    const now = opts.now ?? Date.now;
+    const rejectionTtlMs = opts.rejectionTtlMs ?? 30_000;
+    this.now = now;
     this.refreshBeforeMs = opts.refreshBeforeMs ?? 5 * 60_000;
-    this.rejectionTtlMs = opts.rejectionTtlMs ?? 30_000;
-    this.maxEntries = opts.maxEntries ?? 10_000;
+    this.held = new BoundedCache<Held>({
+      maxEntries: opts.maxEntries ?? 10_000,
+      // A token is kept while it is fresh or still usable should its refresh fail.
+      ttlMs: (h) =>
+        "token" in h
+          ? Math.max(h.token.refreshAt, h.token.expiresAt - USABLE_UNTIL_MS_BEFORE_EXPIRY) - now()
+          : rejectionTtlMs,
+      now,
+    });
   }
 
   /** A valid access token; throws OAuthRejectedError or OAuthUnavailableError. */
-  accessToken(account: ServiceAccount): Promise<string> {
+  async accessToken(account: ServiceAccount): Promise<string> {
     const key = cacheKey(account);
-    let entry = this.entries.get(key);
-    if (!entry) {
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-      entry = {};
-      this.entries.set(key, entry);
-    }
-    const now = this.now();
-    if (entry.token && now < entry.token.refreshAt) return Promise.resolve(entry.token.value);
-    if (entry.rejected && now < entry.rejected.until) return Promise.reject(entry.rejected.error);
-    if (entry.inflight) return entry.inflight;
-    const e = entry;
-    const inflight = this.fetch(account, e).finally(() => (e.inflight = undefined));
-    e.inflight = inflight;
-    return inflight;
+    const held = this.held.peek(key);
+    if (held && "token" in held && this.now() < held.token.refreshAt) return held.token.value;
+    if (held && "rejected" in held) throw held.rejected;
+    const stale = held && "token" in held ? held.token : undefined;
+    const next = await this.held.refresh(key, () => this.fetch(account, stale));
+    if ("rejected" in next) throw next.rejected;
+    return next.token.value;
   }
 
   /** FCM refused `token`: forget it (unless a newer one replaced it already). */
   invalidate(account: ServiceAccount, token: string): void {
-    const entry = this.entries.get(cacheKey(account));
-    if (entry?.token?.value === token) entry.token = undefined;
+    const key = cacheKey(account);
+    const held = this.held.peek(key);
+    if (held && "token" in held && held.token.value === token) this.held.delete(key);
   }
 
-  private async fetch(account: ServiceAccount, entry: Entry): Promise<string> {
-    const started = this.now();
+  private async fetch(account: ServiceAccount, stale: Token | undefined): Promise<Held> {
     try {
-      const token = await this.request(account, started);
-      entry.token = token;
-      entry.rejected = undefined;
-      return token.value;
+      return { token: await this.request(account, this.now()) };
     } catch (err) {
-      if (err instanceof OAuthRejectedError) {
-        entry.token = undefined;
-        entry.rejected = { error: err, until: this.now() + this.rejectionTtlMs };
-        throw err;
-      }
+      if (err instanceof OAuthRejectedError) return { rejected: err };
       // The endpoint is down but the token we hold has minutes left: keep using it.
-      if (entry.token && this.now() < entry.token.expiresAt - 30_000) return entry.token.value;
+      if (stale && this.now() < stale.expiresAt - USABLE_UNTIL_MS_BEFORE_EXPIRY) return { token: stale };
       throw err instanceof OAuthUnavailableError ? err : new OAuthUnavailableError(describe(err), { cause: err });
     }
   }

@@ -1,4 +1,4 @@
-import { abortableSleep } from "@herald/sender";
+import { sleep } from "@herald/runtime";
 import type { Logger } from "@herald/runtime";
 
 /** A reservation answer: how many sends were granted, and when the current window ends. */
@@ -83,7 +83,7 @@ export class RateCeiling {
     this.chunk = chunkSize(this.limit);
     this.now = opts.now ?? Date.now;
     this.fallback = opts.fallback ?? new LocalBudgetStore(this.now);
-    this.sleep = opts.sleep ?? abortableSleep;
+    this.sleep = opts.sleep ?? sleep;
   }
 
   /** Resolves when `appId` may send one more message. */

@@ -2,8 +2,8 @@ import https from "node:https";
 import { create } from "@bufbuild/protobuf";
 import { Platform } from "@herald/proto/common";
 import { type GetSendCredentialsResponse, GetSendCredentialsResponseSchema } from "@herald/proto/credential";
-import { createLogger } from "@herald/runtime";
-import { abortableSleep, DEFAULT_RETRY_POLICY, Http2Pool } from "@herald/sender";
+import { createLogger, sleep } from "@herald/runtime";
+import { DEFAULT_RETRY_POLICY, Http2Pool } from "@herald/sender";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeServiceAccount } from "../../../test/support/credential-fixtures.js";
@@ -161,7 +161,7 @@ describe("FCM sender against a misbehaving FCM and token endpoint", () => {
           sleep: (ms, signal) => {
             longestPause = Math.max(longestPause, ms);
             skipped += ms;
-            return abortableSleep(Math.min(ms, 5), signal);
+            return sleep(Math.min(ms, 5), signal);
           },
         });
         const check = () =>

@@ -1,4 +1,5 @@
 import { createPublicKey, type KeyObject, createPrivateKey } from "node:crypto";
+import { BoundedCache } from "@herald/runtime";
 import { SignJWT } from "jose";
 
 /**
@@ -17,8 +18,9 @@ export interface VapidKeys {
 const LIFETIME_S = 12 * 3600;
 const RENEW_BEFORE_S = 3600;
 
-interface Cached {
+interface Signed {
   header: string;
+  /** The JWT's exp, in seconds. */
   expiresAt: number;
 }
 
@@ -50,39 +52,33 @@ export function publicKeyObject(publicKey: string): KeyObject {
 }
 
 export class VapidSigner {
-  private readonly cache = new Map<string, Cached>();
-  private readonly pending = new Map<string, Promise<string>>();
+  private readonly signed: BoundedCache<Signed>;
 
   constructor(
     private readonly now: () => number = () => Date.now(),
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    // Reused until RENEW_BEFORE_S before the JWT expires.
+    this.signed = new BoundedCache<Signed>({
+      maxEntries,
+      ttlMs: (s) => (s.expiresAt - RENEW_BEFORE_S) * 1000 - now(),
+      now,
+    });
+  }
 
   /** The `Authorization` header value for a message to endpoint. */
   async authorization(endpoint: string | URL, keys: VapidKeys): Promise<string> {
     const audience = (typeof endpoint === "string" ? new URL(endpoint) : endpoint).origin;
     const cacheKey = `${audience}|${keys.publicKey}|${keys.subject}`;
-    const nowS = Math.floor(this.now() / 1000);
-    const hit = this.cache.get(cacheKey);
-    if (hit && hit.expiresAt - RENEW_BEFORE_S > nowS) return hit.header;
     // Concurrent sends to one origin share a single signature.
-    const inflight = this.pending.get(cacheKey);
-    if (inflight) return inflight;
-    const signing = this.sign(audience, keys, nowS)
-      .then((header) => {
-        if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-        this.cache.set(cacheKey, { header, expiresAt: nowS + LIFETIME_S });
-        return header;
-      })
-      .finally(() => this.pending.delete(cacheKey));
-    this.pending.set(cacheKey, signing);
-    return signing;
+    return (await this.signed.get(cacheKey, () => this.sign(audience, keys))).header;
   }
 
-  private async sign(audience: string, keys: VapidKeys, nowS: number): Promise<string> {
-    const jwt = await new SignJWT({ aud: audience, exp: nowS + LIFETIME_S, sub: keys.subject })
+  private async sign(audience: string, keys: VapidKeys): Promise<Signed> {
+    const expiresAt = Math.floor(this.now() / 1000) + LIFETIME_S;
+    const jwt = await new SignJWT({ aud: audience, exp: expiresAt, sub: keys.subject })
       .setProtectedHeader({ typ: "JWT", alg: "ES256" })
       .sign(privateKeyObject(keys));
-    return `vapid t=${jwt}, k=${keys.publicKey}`;
+    return { header: `vapid t=${jwt}, k=${keys.publicKey}`, expiresAt };
   }
 }
