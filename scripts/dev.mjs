@@ -85,6 +85,7 @@ async function main() {
     ...secrets,
     DATABASE_URL: databaseUrl,
     HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
+    HERALD_WEBHOOK_ALLOW_PRIVATE: "1",
     NODE_EXTRA_CA_CERTS: caBundle(root, ensureSimulatorCa(root)),
   };
 

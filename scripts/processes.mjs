@@ -14,6 +14,8 @@ export const DEFAULT_PORTS = {
   senderApns: 7011,
   senderFcm: 7012,
   senderWebpush: 7013,
+  webhooks: 7004,
+  webhooksAdmin: 7104,
   gateway: 8080,
 };
 
@@ -162,6 +164,13 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
       env: { ADMIN_PORT: ports.senderWebpush, CREDENTIAL_URL: rpc(ports.credential) },
     },
     {
+      name: "webhooks",
+      ...role("webhooks"),
+      stage: 1,
+      health: ports.webhooksAdmin,
+      env: { PORT: ports.webhooks, ADMIN_PORT: ports.webhooksAdmin },
+    },
+    {
       name: "gateway",
       ...role("gateway"),
       stage: 2,
@@ -171,6 +180,7 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
         CREDENTIAL_URL: rpc(ports.credential),
         DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry),
         CAMPAIGN_URL: rpc(ports.campaign),
+        WEBHOOKS_URL: rpc(ports.webhooks),
       },
     },
   ].map((p) => ({

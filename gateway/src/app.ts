@@ -22,6 +22,7 @@ import type {
   DeviceClient,
   IdentityClient,
   InAppMessageClient,
+  WebhookClient,
 } from "./backends.js";
 import type { Config } from "./config.js";
 import { LoginThrottle } from "./oauth/login-throttle.js";
@@ -42,6 +43,7 @@ import { RateLimiter } from "./rate-limiter.js";
 import { requestLogger } from "./request-log.js";
 import { readinessCheck } from "./readiness.js";
 import { registerAndroidChannelRoutes } from "./routes/android-channels.js";
+import { registerWebhookRoutes } from "./routes/webhooks.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
 import { registerAppRoutes } from "./routes/apps.js";
 import { registerCampaignRoutes } from "./routes/campaigns.js";
@@ -92,6 +94,7 @@ export interface BuildOptions {
   campaigns: CampaignClient;
   androidChannels: AndroidChannelClient;
   inAppMessages: InAppMessageClient;
+  webhooks: WebhookClient;
   redis: Redis;
   log: Logger;
   /** Milliseconds since the epoch; tests may pin it. */
@@ -213,6 +216,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     campaigns: opts.campaigns,
     androidChannels: opts.androidChannels,
     inAppMessages: opts.inAppMessages,
+    webhooks: opts.webhooks,
     apps: new AppDirectory(opts.credential, 3_000, { now }),
     apiKeys,
     defaultRateLimit: config.rateLimitPerMinute,
@@ -240,6 +244,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerSegmentRoutes(v1, deps);
       registerAndroidChannelRoutes(v1, deps);
       registerInAppMessageRoutes(v1, deps);
+      registerWebhookRoutes(v1, deps);
       registerMeRoute(v1, deps);
       registerOrgRoutes(v1, deps);
       registerMemberRoutes(v1, deps);

@@ -5,6 +5,7 @@ import { CredentialService } from "@herald/proto/credential";
 import { DeviceRegistryService } from "@herald/proto/device";
 import { IdentityService } from "@herald/proto/identity";
 import { InAppMessageService } from "@herald/proto/in_app_message";
+import { WebhookService } from "@herald/proto/webhook";
 import { createRpcClient } from "@herald/runtime";
 
 /** The Connect clients the gateway talks to; tests pass clients of real in-process services. */
@@ -15,6 +16,8 @@ export type CampaignClient = Client<typeof CampaignService>;
 export type AndroidChannelClient = Client<typeof AndroidChannelService>;
 /** Served by the device registry, on its port. */
 export type InAppMessageClient = Client<typeof InAppMessageService>;
+/** Served by the webhooks service. */
+export type WebhookClient = Client<typeof WebhookService>;
 /** Served by the credential service, on its port. */
 export type IdentityClient = Client<typeof IdentityService>;
 
@@ -22,6 +25,8 @@ export interface BackendUrls {
   credentialUrl: string;
   deviceRegistryUrl: string;
   campaignUrl: string;
+  /** Unset (tests that need no webhooks): a URL nothing listens on, so the routes answer 503. */
+  webhooksUrl?: string;
 }
 
 export interface BackendClients {
@@ -31,6 +36,7 @@ export interface BackendClients {
   campaigns: CampaignClient;
   androidChannels: AndroidChannelClient;
   inAppMessages: InAppMessageClient;
+  webhooks: WebhookClient;
 }
 
 /**
@@ -46,6 +52,7 @@ export function connectBackends(urls: BackendUrls): { clients: BackendClients; c
     campaigns: createRpcClient(CampaignService, urls.campaignUrl),
     androidChannels: createRpcClient(AndroidChannelService, urls.deviceRegistryUrl),
     inAppMessages: createRpcClient(InAppMessageService, urls.deviceRegistryUrl),
+    webhooks: createRpcClient(WebhookService, urls.webhooksUrl ?? "http://127.0.0.1:9"),
   };
   return {
     clients: {
@@ -55,6 +62,7 @@ export function connectBackends(urls: BackendUrls): { clients: BackendClients; c
       campaigns: rpc.campaigns.client,
       androidChannels: rpc.androidChannels.client,
       inAppMessages: rpc.inAppMessages.client,
+      webhooks: rpc.webhooks.client,
     },
     close: () => {
       for (const c of Object.values(rpc)) c.close();
@@ -67,4 +75,5 @@ export const UNUSED_BACKENDS: BackendUrls = {
   credentialUrl: "http://127.0.0.1:9",
   deviceRegistryUrl: "http://127.0.0.1:9",
   campaignUrl: "http://127.0.0.1:9",
+  webhooksUrl: "http://127.0.0.1:9",
 };

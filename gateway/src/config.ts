@@ -45,6 +45,7 @@ export const configSpec = {
   credentialUrl: url("CREDENTIAL_URL", "http://127.0.0.1:7003"),
   deviceRegistryUrl: url("DEVICE_REGISTRY_URL", "http://127.0.0.1:7001"),
   campaignUrl: url("CAMPAIGN_URL", "http://127.0.0.1:7002"),
+  webhooksUrl: url("WEBHOOKS_URL", "http://127.0.0.1:7004"),
   redisUrl: url("REDIS_URL", "redis://127.0.0.1:6379"),
   redisKeyPrefix: str("REDIS_KEY_PREFIX", "herald:"),
   /** Requests per minute of a key that has no limit of its own, and of session JWTs. */

@@ -7,7 +7,7 @@ import {
   type Org,
   type User,
 } from "@herald/proto/identity";
-import { roleName as knownRoleName } from "./oauth/role-names.js";
+import { roleName as knownRoleName } from "./oauth/member-role-names.js";
 import type { Role } from "./principal.js";
 import { iso } from "./views.js";
 

@@ -3,9 +3,9 @@ import {
   createApp as createAppWith,
   expectError,
   ISO_TIMESTAMP as ISO,
-  startBackends,
-  startGateway,
+  startGatewayStack,
   type Backends,
+  type GatewayStack,
   type TestGateway,
 } from "./harness.js";
 
@@ -18,15 +18,16 @@ let key: string;
 const createApp = () => createAppWith(gw, key, "android");
 const contents = { en: { title: "Breaking", body: "Something happened" } };
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends);
+  stack = await startGatewayStack();
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("android channels", () => {

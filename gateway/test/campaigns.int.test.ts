@@ -5,12 +5,13 @@ import {
   createApp as createAppWith,
   expectError,
   ISO_TIMESTAMP as ISO,
-  startBackends,
-  startGateway,
+  startGatewayStack,
   type Backends,
+  type GatewayStack,
   type Reply,
   type TestGateway,
 } from "./harness.js";
+import { waitForValue } from "../../test/support/wait.js";
 
 // The send endpoints and campaigns, through the gateway's build() against the real
 // credential, device-registry and campaign services. No sender runs: campaigns with an
@@ -46,26 +47,29 @@ async function register(appId: string, extra: Record<string, unknown> = {}): Pro
 }
 
 /** Polls the campaign until `done` holds for it. */
-async function waitForCampaign(id: string, done: (c: Reply["body"]) => boolean): Promise<Reply["body"]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await gw.call("GET", `/v1/campaigns/${id}`, key);
-    expect(res.status, res.text).toBe(200);
-    if (done(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`campaign ${id} stayed ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function waitForCampaign(id: string, done: (c: Reply["body"]) => boolean): Promise<Reply["body"]> {
+  return waitForValue(
+    `campaign ${id}`,
+    async () => {
+      const res = await gw.call("GET", `/v1/campaigns/${id}`, key);
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    },
+    done,
+    { timeoutMs: 15_000, everyMs: 50, show: (c) => `status ${c.status}` },
+  );
 }
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends);
+  stack = await startGatewayStack();
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("POST /v1/push/send", () => {

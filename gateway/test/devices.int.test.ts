@@ -5,9 +5,9 @@ import {
   createApp as createAppWith,
   expectError,
   ISO_TIMESTAMP as ISO,
-  startBackends,
-  startGateway,
+  startGatewayStack,
   type Backends,
+  type GatewayStack,
   type TestGateway,
 } from "./harness.js";
 
@@ -20,16 +20,17 @@ const secretsSeen: string[] = [];
 
 const createApp = (platform?: string) => createAppWith(gw, key, platform);
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends);
+  stack = await startGatewayStack();
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
   secretsSeen.push(key);
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("devices", () => {

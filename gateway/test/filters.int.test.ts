@@ -7,9 +7,9 @@ import { apnsToken, fcmToken } from "../../test/support/device-tokens.js";
 import {
   createApp as createAppWith,
   expectError,
-  startBackends,
-  startGateway,
+  startGatewayStack,
   type Backends,
+  type GatewayStack,
   type TestGateway,
 } from "./harness.js";
 
@@ -42,17 +42,18 @@ async function listed(appId: string, filters: string): Promise<{ ids: string[]; 
   return { ids: res.body.data.map((d: { id: string }) => d.id), total: res.body.total };
 }
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends);
+  stack = await startGatewayStack();
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
   registry = createRpcClient(DeviceRegistryService, backends.deviceRegistryUrl);
 });
 
 afterAll(async () => {
   registry?.close();
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("GET /v1/devices filters", () => {

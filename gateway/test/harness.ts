@@ -10,25 +10,18 @@ import { start as startCampaign } from "../../services/campaign/src/server.js";
 import { start as startCredential } from "../../services/credential/src/server.js";
 import { configSpec as deviceConfigSpec } from "../../services/device-registry/src/config.js";
 import { start as startDeviceRegistry } from "../../services/device-registry/src/server.js";
+import { configSpec as webhooksConfigSpec } from "../../services/webhooks/src/config.js";
+import { start as startWebhooks } from "../../services/webhooks/src/server.js";
 import { uniqueName } from "../../test/support/unique.js";
 import { build, type AppConfig } from "../src/app.js";
 import { connectBackends } from "../src/backends.js";
-
-/** Everything the gateway wrote, so tests can search it for secrets. */
-export class LogCapture {
-  readonly lines: string[] = [];
-  write(line: string): void {
-    this.lines.push(line);
-  }
-  text(): string {
-    return this.lines.join("");
-  }
-}
+import { LogCapture } from "../../test/support/log-capture.js";
 
 export interface Backends {
   credentialUrl: string;
   deviceRegistryUrl: string;
   campaignUrl: string;
+  webhooksUrl: string;
   redisUrl: string;
   /** The org-scoped key the credential service ensured at start-up. */
   bootstrapKey: string;
@@ -97,20 +90,36 @@ export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = 
     }),
     { log },
   );
+  const webhooks = await startWebhooks(
+    readEnv(webhooksConfigSpec, {
+      DATABASE_URL: infra.databaseUrl,
+      NATS_URL: infra.natsUrl,
+      NATS_NAMESPACE: namespace,
+      DB_SCHEMA: `${id}_whk`,
+      PORT: "0",
+      ADMIN_PORT: "0",
+      HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
+      HERALD_WEBHOOK_ALLOW_PRIVATE: "1",
+      HERALD_WEBHOOK_POLL_MS: "100",
+    }),
+    { log },
+  );
   return {
     credentialUrl: `http://127.0.0.1:${credential.port}`,
     deviceRegistryUrl: `http://127.0.0.1:${registry.port}`,
     campaignUrl: `http://127.0.0.1:${campaign.port}`,
+    webhooksUrl: `http://127.0.0.1:${webhooks.port}`,
     redisUrl: infra.redisUrl,
     bootstrapKey,
     credentialSchema: `${id}_cred`,
     stop: async () => {
+      await webhooks.close();
       await campaign.close();
       await registry.close();
       await credential.close();
       const pool = createPool({ url: infra.databaseUrl, schema: "public", max: 1 });
       try {
-        for (const schema of [`${id}_cred`, `${id}_dev`, `${id}_cmp`])
+        for (const schema of [`${id}_cred`, `${id}_dev`, `${id}_cmp`, `${id}_whk`])
           await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       } finally {
         await pool.end();
@@ -120,7 +129,7 @@ export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = 
         const jsm = await jetstreamManager(nc);
         const names = streamNames(namespace);
         // A stream takes its consumers with it.
-        for (const stream of [names.eventsStream, names.deliveryStream, names.outcomesStream]) {
+        for (const stream of [names.eventsStream, names.deliveryStream, names.outcomesStream, names.webhooksStream]) {
           await jsm.streams.delete(stream).catch(() => false);
         }
       } finally {
@@ -220,6 +229,42 @@ export async function startGateway(
         redis.disconnect();
       }
       clients.close();
+    },
+  };
+}
+
+/** The backends and one gateway on them: what a gateway test file starts before its tests. */
+export interface GatewayStack {
+  backends: Backends;
+  gw: TestGateway;
+  /** The bootstrap organization's key (backends.bootstrapKey). */
+  key: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The one set-up of the gateway's test files: startBackends() (with `opts`), then
+ * startGateway() with `overrides`; stops what started if the gateway does not.
+ */
+export async function startGatewayStack(
+  overrides: Partial<AppConfig> = {},
+  opts: { bootstrapAdmin?: BootstrapAdmin } = {},
+): Promise<GatewayStack> {
+  const backends = await startBackends(opts);
+  let gw: TestGateway;
+  try {
+    gw = await startGateway(backends, overrides);
+  } catch (err) {
+    await backends.stop();
+    throw err;
+  }
+  return {
+    backends,
+    gw,
+    key: backends.bootstrapKey,
+    stop: async () => {
+      await gw.close();
+      await backends.stop();
     },
   };
 }

@@ -6,9 +6,9 @@ import {
   createApp,
   expectError,
   ISO_TIMESTAMP as ISO,
-  startBackends,
-  startGateway,
+  startGatewayStack,
   type Backends,
+  type GatewayStack,
   type TestGateway,
 } from "./harness.js";
 
@@ -21,15 +21,16 @@ let key: string;
 const en = (title: string) => ({ en: { title, body: `${title} body` } });
 const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends, { rateLimitPerMinute: 1_000_000 });
+  stack = await startGatewayStack({ rateLimitPerMinute: 1_000_000 });
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 async function newApp() {

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apnsToken } from "../../test/support/device-tokens.js";
-import { createApp, expectError, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import {
+  createApp,
+  expectError,
+  startGatewayStack,
+  type Backends,
+  type GatewayStack,
+  type TestGateway,
+} from "./harness.js";
 
 // Inputs that once reached the services and came back as 500s: numbers that are not
 // finite, NUL characters, path ids longer than the router's default limit. Each is a
@@ -12,16 +19,17 @@ let gw: TestGateway;
 let key: string;
 let appId: string;
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends);
+  stack = await startGatewayStack();
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
   appId = (await createApp(gw, key)).id;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("input rules beyond the schemas", () => {

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Role as ProtoRole } from "@herald/proto/identity";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PEOPLE_NEED_A_SESSION } from "../src/member-roles.js";
 import type { IdentityClient } from "../src/backends.js";
+import { waitUntil } from "../../test/support/wait.js";
 import { ACCEPTS_PER_ADDRESS_PER_MINUTE } from "../src/routes/invitation-accept.js";
 import { expectError, ISO_TIMESTAMP, startGateway, type Backends, type TestGateway } from "./harness.js";
 import { type OwnerStack, startOwnerStack } from "./owner-stack.js";
@@ -125,6 +126,13 @@ describe("members and invitations", () => {
   });
 
   it("answers 404 for a used, revoked, expired or unknown token", async () => {
+    const expired = await identity.createInvitation({
+      orgId: owner.orgId,
+      email: newEmail("late"),
+      role: ProtoRole.VIEWER,
+      invitedByUserId: owner.userId,
+      ttlSeconds: 1,
+    });
     const member = await join(gw, tokens, owner, "viewer");
     expect(member.role).toBe("viewer");
 
@@ -135,21 +143,17 @@ describe("members and invitations", () => {
     expect((await gw.call("DELETE", `/v1/invitations/${revoked.body.id}`, owner.token)).status).toBe(204);
     expectError(await gw.call("DELETE", `/v1/invitations/${revoked.body.id}`, owner.token), 404, "NotFound");
 
-    const expired = await identity.createInvitation({
-      orgId: owner.orgId,
-      email: newEmail("late"),
-      role: ProtoRole.VIEWER,
-      invitedByUserId: owner.userId,
-      ttlSeconds: 1,
-    });
-    await sleep(1_200);
-
     const used = await gw.call("POST", "/v1/invitations", owner.token, { email: newEmail("twice"), role: "viewer" });
     const first = await gw.call("POST", "/v1/invitations/accept", undefined, {
       token: used.body.token,
       password: newPassword(),
     });
     expect(first.status, first.text).toBe(200);
+
+    // A ttl is whole seconds: the expiring invitation comes first, so that its second
+    // passes while the others are made; then its expires_at (the database's clock) is waited for.
+    const expiresAt = timestampDate(expired.invitation!.expiresAt!).getTime();
+    await waitUntil("the invitation to expire", () => Date.now() > expiresAt, 2_000, 20);
 
     for (const token of [used.body.token, revoked.body.token, expired.token, "not-a-token", "A".repeat(43)]) {
       const res = await gw.call("POST", "/v1/invitations/accept", undefined, { token, password: newPassword() });

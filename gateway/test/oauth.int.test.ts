@@ -4,7 +4,7 @@ import { createPool, createRpcClient } from "@herald/runtime";
 import { base64url, decodeJwt, decodeProtectedHeader, SignJWT, type JWK } from "jose";
 import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { expectError, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import { expectError, startGatewayStack, type Backends, type GatewayStack, type TestGateway } from "./harness.js";
 import { Browser, formOf, injectFetch, type Page, pkce, type Pkce } from "./oauth-browser.js";
 
 // The gateway's OAuth 2.1 server driven by a standards-based client (oauth4webapi) and a
@@ -86,9 +86,11 @@ async function tokenCall(body: Record<string, string>) {
 
 let owner: User;
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends, { publicUrl: ISSUER });
+  stack = await startGatewayStack({ publicUrl: ISSUER });
+  ({ backends, gw } = stack);
   identity = createRpcClient(IdentityService, backends.credentialUrl);
   opts = { [oauth.customFetch]: injectFetch(gw.app) };
   as = await oauth.processDiscoveryResponse(
@@ -115,8 +117,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   identity?.close();
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("metadata", () => {

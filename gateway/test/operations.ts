@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { apnsToken } from "../../test/support/device-tokens.js";
 import type { TestGateway } from "./harness.js";
+import { waitUntil } from "../../test/support/wait.js";
 
 /** One /v1 operation of the gateway's OpenAPI document, with what the access tests need. */
 export interface Operation {
@@ -104,13 +105,11 @@ export async function deviceFacingFixtures(
   });
   if (sent.status !== 201) throw new Error(`send: ${sent.text}`);
   // No sender runs in these tests: the campaign stays "sending" once fan-out has started.
-  for (let i = 0; i < 100; i++) {
-    const status = (await gw.call("GET", `/v1/campaigns/${sent.body.id}`, key)).body.status;
-    if (status === "sending" || status === "completed") {
-      fixtures.sent_campaign = sent.body.id;
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the fixture campaign never started sending");
+  await waitUntil(
+    "the fixture campaign to start sending",
+    async () =>
+      ["sending", "completed"].includes((await gw.call("GET", `/v1/campaigns/${sent.body.id}`, key)).body.status),
+    10_000,
+  );
+  fixtures.sent_campaign = sent.body.id;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "vitest";
 import { apnsToken } from "../../test/support/device-tokens.js";
+import { waitUntil } from "../../test/support/wait.js";
 import { createApp, type TestGateway } from "./harness.js";
 import { deviceFacingFixtures, type Operation } from "./operations.js";
 import { join } from "./people.js";
@@ -55,6 +56,25 @@ export async function createOrgFixtures(
       }),
     )
   ).id;
+  fixtures.webhook_id = (
+    await created(
+      "webhook",
+      call("POST", `/v1/apps/${app.id}/webhooks`, {
+        url: "https://example.com/hook",
+        events: ["webhook.test"],
+        enabled: false,
+      }),
+    )
+  ).id;
+  fixtures.event_id = (
+    await created("webhook test event", call("POST", `/v1/apps/${app.id}/webhooks/${fixtures.webhook_id}/test`, {}))
+  ).event_id;
+  // The endpoint is disabled: its delivery ends without a request. Wait for that, so the
+  // state the tests compare no longer moves.
+  await waitUntil("the fixture webhook's delivery to settle", async () => {
+    const res = await gw.call("GET", `/v1/apps/${app.id}/webhooks/${fixtures.webhook_id}/attempts`, key);
+    return res.body?.data?.[0]?.status === "failed";
+  });
   fixtures.campaigns = (
     await created(
       "campaign",

@@ -3,17 +3,14 @@ import { IdentityService } from "@herald/proto/identity";
 import { createRpcClient } from "@herald/runtime";
 import type { AppConfig } from "../src/app.js";
 import type { IdentityClient } from "../src/backends.js";
-import { gatewayConfig, startBackends, startGateway, type Backends, type TestGateway } from "./harness.js";
+import { type GatewayStack, gatewayConfig, startGatewayStack } from "./harness.js";
 import { bootstrapOwner, type Member, newPassword, SessionTokens } from "./session-tokens.js";
 
 /** The backends, a gateway and the bootstrap admin signed in as its organization's owner. */
-export interface OwnerStack {
-  backends: Backends;
-  gw: TestGateway;
+export interface OwnerStack extends GatewayStack {
   identity: IdentityClient;
   tokens: SessionTokens;
   owner: Member & { orgId: string };
-  stop(): Promise<void>;
 }
 
 /**
@@ -23,19 +20,16 @@ export interface OwnerStack {
  */
 export async function startOwnerStack(overrides: Partial<AppConfig> = {}): Promise<OwnerStack> {
   const admin = { email: `owner-${randomUUID().slice(0, 8)}@example.com`, password: newPassword() };
-  const backends = await startBackends({ bootstrapAdmin: admin });
-  let gw: TestGateway | undefined;
-  const identity = createRpcClient(IdentityService, backends.credentialUrl);
+  const stack = await startGatewayStack(overrides, { bootstrapAdmin: admin });
+  const identity = createRpcClient(IdentityService, stack.backends.credentialUrl);
   const stop = async () => {
-    await gw?.close();
     identity.close();
-    await backends.stop();
+    await stack.stop();
   };
   try {
-    gw = await startGateway(backends, overrides);
     const tokens = new SessionTokens(identity.client, gatewayConfig().publicUrl);
     const owner = await bootstrapOwner(identity.client, tokens, admin);
-    return { backends, gw, identity: identity.client, tokens, owner, stop };
+    return { ...stack, identity: identity.client, tokens, owner, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { uniqueName } from "../../test/support/unique.js";
+import { waitUntil } from "../../test/support/wait.js";
 import { decide, RateLimiter } from "../src/rate-limiter.js";
 
 /**
@@ -73,7 +74,13 @@ describe("rate limiter across replicas", () => {
     expect(second.count).toBe(2);
     expect(second.ttlMs).toBeGreaterThan(0);
     expect(second.ttlMs).toBeLessThanOrEqual(300);
-    await new Promise((r) => setTimeout(r, 350));
+    // The window is the counter's TTL in Redis: wait for Redis to expire it.
+    await waitUntil(
+      "the window to end",
+      async () => (await replicaA.exists(`${prefix}ratelimit:key:short`)) === 0,
+      2_000,
+      20,
+    );
     expect((await limiter.hit("key:short")).count).toBe(1);
   });
 

@@ -20,6 +20,7 @@ function policyRole(method: string, path: string): Role {
   // What a device did with an in-app message is an acknowledgement, not a change to the app.
   if (/^\/v1\/devices\/\{id\}\/in-app-messages\//.test(path)) return "viewer";
   if (/^\/v1\/apps\/\{app_id\}\/in-app-messages(\/|$)/.test(path)) return "developer";
+  if (/^\/v1\/apps\/\{app_id\}\/webhooks(\/|$)/.test(path)) return "developer";
   if (/^\/v1\/(org|members|invitations)(\/|$)/.test(path)) return "owner";
   if (/^\/v1\/(apps|oauth-clients)(\/|$)/.test(path)) return "admin";
   return "developer";

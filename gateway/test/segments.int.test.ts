@@ -5,9 +5,9 @@ import {
   createApp as createAppWith,
   expectError,
   ISO_TIMESTAMP as ISO,
-  startBackends,
-  startGateway,
+  startGatewayStack,
   type Backends,
+  type GatewayStack,
   type TestGateway,
 } from "./harness.js";
 
@@ -25,15 +25,16 @@ async function register(appId: string, device: Record<string, unknown>): Promise
   expect(res.status, res.text).toBe(200);
 }
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends);
+  stack = await startGatewayStack();
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("segments", () => {

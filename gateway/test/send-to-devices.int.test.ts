@@ -4,12 +4,13 @@ import { apnsToken, fcmToken } from "../../test/support/device-tokens.js";
 import {
   createApp as createAppWith,
   expectError,
-  startBackends,
-  startGateway,
+  startGatewayStack,
   type Backends,
+  type GatewayStack,
   type Reply,
   type TestGateway,
 } from "./harness.js";
+import { waitForValue } from "../../test/support/wait.js";
 
 // POST /v1/push/send-to-devices through the gateway's build() against the real credential,
 // device-registry and campaign services. No sender runs: a campaign with an audience stays
@@ -41,27 +42,29 @@ async function register(appId: string, platform: "ios" | "android", extra: Recor
 }
 
 /** Polls the campaign until fan-out is over: sending with its audience, or completed. */
-async function fannedOut(id: string): Promise<Reply["body"]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const res = await gw.call("GET", `/v1/campaigns/${id}`, key);
-    expect(res.status, res.text).toBe(200);
-    const { status, audience_size } = res.body;
-    if (status === "completed" || (status === "sending" && audience_size > 0)) return res.body;
-    if (Date.now() > deadline) throw new Error(`campaign ${id} stayed ${res.body.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function fannedOut(id: string): Promise<Reply["body"]> {
+  return waitForValue(
+    `campaign ${id} to fan out`,
+    async () => {
+      const res = await gw.call("GET", `/v1/campaigns/${id}`, key);
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    },
+    ({ status, audience_size }) => status === "completed" || (status === "sending" && audience_size > 0),
+    { timeoutMs: 15_000, everyMs: 50, show: (c) => `status ${c.status}` },
+  );
 }
 
+let stack: GatewayStack;
+
 beforeAll(async () => {
-  backends = await startBackends();
-  gw = await startGateway(backends);
+  stack = await startGatewayStack();
+  ({ backends, gw } = stack);
   key = backends.bootstrapKey;
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await backends?.stop();
+  await stack?.stop();
 });
 
 describe("POST /v1/push/send-to-devices", () => {

@@ -36,7 +36,16 @@ describe("the chart with its default values", () => {
     cluster = await startChartCluster(inject("infra"));
     const roles = cluster.pods.map((p) => p.role).sort();
     expect(roles).toEqual(
-      ["campaign", "credential", "device-registry", "gateway", "sender-apns", "sender-fcm", "sender-webpush"].sort(),
+      [
+        "campaign",
+        "credential",
+        "device-registry",
+        "gateway",
+        "sender-apns",
+        "sender-fcm",
+        "sender-webpush",
+        "webhooks",
+      ].sort(),
     );
     for (const pod of cluster.pods) {
       expect(await cluster.probe(pod, "livenessProbe"), pod.name).toBe(200);

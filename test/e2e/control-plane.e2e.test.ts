@@ -6,6 +6,7 @@ import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../support/crede
 import { apnsToken, fcmToken, webSubscription } from "../support/device-tokens.js";
 import { findSecrets } from "../support/secret-scan.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
+import { waitUntil } from "../support/wait.js";
 
 // The control plane through the REST API only, with every process running for real.
 let stack: Stack;
@@ -307,7 +308,13 @@ describe("API keys and scopes", () => {
     expect(ownList.body.data.map((d: { id: string }) => d.id)).toEqual([own.body.id]);
 
     expect((await api("DELETE", `/v1/apps/${mine.id}/api-keys/${created.body.id}`)).status).toBe(204);
-    await new Promise((r) => setTimeout(r, 600)); // past the gateway's auth cache (300 ms here)
+    // A gateway answers from its auth cache for at most 300 ms here, then refuses.
+    await waitUntil(
+      "the revoked key to be refused",
+      async () => (await scoped("GET", `/v1/apps/${mine.id}`)).status === 401,
+      3_000,
+      25,
+    );
     expectError(await scoped("GET", `/v1/apps/${mine.id}`), 401, "Unauthorized");
   });
 });
@@ -441,12 +448,12 @@ describe("devices", () => {
     const dev = await api("POST", "/v1/devices/register", { app_id: app.id, push_token: apnsToken(), platform: "ios" });
     expect(dev.status).toBe(200);
     expect((await api("DELETE", `/v1/apps/${app.id}`)).status).toBe(204);
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 404; i++) {
-      status = (await api("GET", `/v1/devices/${dev.body.id}`)).status;
-      if (status !== 404) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(status).toBe(404);
+    await waitUntil(
+      "the device to go with its app",
+      async () => (await api("GET", `/v1/devices/${dev.body.id}`)).status === 404,
+      10_000,
+      200,
+    );
   });
 });
 

@@ -4,6 +4,7 @@ import { inject } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
 import { bulkKey, expectConsistentStats, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
+import { eventually, poll } from "../support/wait.js";
 
 // The delivery pipeline through the REST API only: gateway → campaign service → fan-out
 // over JetStream → web push sender → the strict simulator, which decrypts every payload.
@@ -198,8 +199,14 @@ describe("scheduling and cancelling", () => {
     });
     expect(campaign.status).toBe("scheduled");
     expect(campaign.scheduled_at).toBe(at);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await api("GET", `/v1/campaigns/${campaign.id}`)).body.status).toBe("scheduled");
+    // Watched until shortly before it is due (time the test spends waiting anyway): it stays scheduled.
+    const early = await poll(
+      async () => (await api("GET", `/v1/campaigns/${campaign.id}`)).body.status,
+      (status) => status !== "scheduled" || Date.now() > Date.parse(at) - 500,
+      5_000,
+      250,
+    );
+    expect(early.value).toBe("scheduled");
     const done = await waitForCampaign(api, campaign.id);
     expect(Date.parse(done.sent_at)).toBeGreaterThanOrEqual(Date.parse(at));
     await expectDelivered(
@@ -209,13 +216,18 @@ describe("scheduling and cancelling", () => {
   });
 
   it("cancels a scheduled campaign, which then delivers nothing", async () => {
-    const { campaign, marker } = await send("/v1/push/send", {
-      scheduled_at: new Date(Date.now() + 2000).toISOString(),
-    });
+    const at = Date.now() + 2000;
+    const { campaign, marker } = await send("/v1/push/send", { scheduled_at: new Date(at).toISOString() });
     const cancelled = await api("POST", `/v1/campaigns/${campaign.id}/cancel`);
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.body.status).toBe("cancelled");
-    await new Promise((r) => setTimeout(r, 3500));
+    // Nothing happening has no event of its own: a sentinel due just after it shows the
+    // scheduler went past its time (it promotes due campaigns in scheduled_at order).
+    const sentinel = await send("/v1/push/send-to-users", {
+      external_ids: ["user-3"],
+      scheduled_at: new Date(at + 1).toISOString(),
+    });
+    await waitForCampaign(api, sentinel.campaign.id);
     expect((await api("GET", `/v1/campaigns/${campaign.id}`)).body.status).toBe("cancelled");
     expect((await deliveriesOf(marker)).size).toBe(0);
   });
@@ -241,11 +253,7 @@ describe("dead subscriptions", () => {
     const done = await waitForCampaign(api, first.campaign.id);
     expect(done.stats).toMatchObject({ sent: 40, delivered: 30, bounced: 10, failed: 0, throttled: 0 });
     for (const d of gone) {
-      let invalid = false;
-      for (let t = 0; t < 50 && !invalid; t++) {
-        invalid = (await api("GET", `/v1/devices/${d.id}`)).body.invalid;
-        if (!invalid) await new Promise((r) => setTimeout(r, 100));
-      }
+      const invalid = await eventually(async () => (await api("GET", `/v1/devices/${d.id}`)).body.invalid, 5_000);
       expect(invalid, `device ${d.i} marked invalid`).toBe(true);
     }
 

@@ -9,6 +9,8 @@ import { restClient, startStack, type Stack } from "../support/stack.js";
 // SDK with no endpoint would send) and at a named endpoint, and neither hears anything.
 
 const DEFAULT_OTLP_PORT = 4318;
+/** OTEL_BSP_SCHEDULE_DELAY of every process: a batch span processor would export this often. */
+const EXPORT_DELAY_MS = 100;
 
 let stack: Stack;
 let atDefault: OtlpReceiver;
@@ -20,10 +22,10 @@ beforeAll(async () => {
   const disabled = {
     OTEL_EXPORTER_OTLP_ENDPOINT: named.url,
     OTEL_SDK_DISABLED: "true",
-    OTEL_BSP_SCHEDULE_DELAY: "100",
+    OTEL_BSP_SCHEDULE_DELAY: String(EXPORT_DELAY_MS),
   };
   stack = await startStack(inject("infra"), {
-    env: { LOG_LEVEL: "info", OTEL_BSP_SCHEDULE_DELAY: "100" },
+    env: { LOG_LEVEL: "info", OTEL_BSP_SCHEDULE_DELAY: String(EXPORT_DELAY_MS) },
     // No OTEL endpoint at all for the gateway, credential and device-registry; an endpoint
     // with the SDK disabled for the campaign service and the senders.
     envFor: {
@@ -67,8 +69,9 @@ it("exports nothing with no OTLP endpoint, nor with OTEL_SDK_DISABLED=true", asy
   expect(send.status, send.text).toBe(201);
   const done = await waitForCampaign(api, send.body.id, ["completed"], 60_000);
   expect(done.stats.delivered).toBe(1);
-  // Several export intervals pass: an exporter, had one started, would have sent by now.
-  await new Promise((r) => setTimeout(r, 1_500));
+  // A bounded wait remains (nothing being sent has no event): ten export intervals pass, so an
+  // exporter, had one started, would have sent the campaign's spans by now.
+  await new Promise((r) => setTimeout(r, 10 * EXPORT_DELAY_MS));
   expect(atDefault.requests).toEqual({});
   expect(named.requests).toEqual({});
   // And no log line carries a trace id: with no SDK there is no recording span.

@@ -5,6 +5,7 @@ import { waitForCampaign, type Rest } from "../support/herald-client.js";
 import { createMixedApp } from "../support/mixed-app.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
 import { startStack, type Stack } from "../support/stack.js";
+import { waitForValue } from "../support/wait.js";
 
 // One trace from the REST call to every provider request, exported over OTLP/HTTP to a
 // receiver in the test: half the processes speak http/json, the other half
@@ -26,16 +27,12 @@ const traceparent = () => {
   return { traceId, parentId, header: `00-${traceId}-${parentId}-01` };
 };
 
-async function spansUntil(check: (spans: ReceivedSpan[]) => boolean, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check(receiver.spans)) {
-    if (Date.now() > deadline) {
-      const names = [...new Set(receiver.spans.map((s) => `${s.service}:${s.name}`))].join(", ");
-      throw new Error(`timed out waiting for ${what}; spans so far: ${names}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return receiver.spans;
+function spansUntil(check: (spans: ReceivedSpan[]) => boolean, what: string, timeoutMs = 30_000) {
+  return waitForValue(what, () => receiver.spans, check, {
+    timeoutMs,
+    everyMs: 200,
+    show: (spans) => `spans so far: ${[...new Set(spans.map((s) => `${s.service}:${s.name}`))].join(", ")}`,
+  });
 }
 
 beforeAll(async () => {

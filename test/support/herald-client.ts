@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import type { restClient } from "./stack.js";
+import { waitForValue } from "./wait.js";
 
 export type Rest = ReturnType<typeof restClient>;
 
@@ -35,15 +36,14 @@ export async function bulkKey(api: Rest, appId: string): Promise<string> {
 
 /** Polls a campaign until it reaches one of `statuses`. */
 export async function waitForCampaign(api: Rest, id: string, statuses = ["completed"], timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last: any;
-  while (Date.now() < deadline) {
-    last = (await api("GET", `/v1/campaigns/${id}`)).body;
-    if (statuses.includes(last?.status)) return last;
-    if (last?.status === "failed") throw new Error(`campaign failed: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`campaign ${id} still ${last?.status} after ${timeoutMs} ms: ${JSON.stringify(last?.stats)}`);
+  const last = await waitForValue(
+    `campaign ${id} to be ${statuses.join(" or ")}`,
+    async () => (await api("GET", `/v1/campaigns/${id}`)).body,
+    (c: any) => statuses.includes(c?.status) || c?.status === "failed",
+    { timeoutMs, everyMs: 250, show: (c: any) => `${c?.status} ${JSON.stringify(c?.stats)}` },
+  );
+  if (!statuses.includes(last?.status)) throw new Error(`campaign failed: ${JSON.stringify(last)}`);
+  return last;
 }
 
 /** Checks the stats invariants of a completed campaign (docs/design.md §3 Campaign stats). */

@@ -16,6 +16,7 @@ import {
 import fc from "fast-check";
 import { expect } from "vitest";
 import { fuzzParams } from "./fuzz-settings.js";
+import { eventually } from "./wait.js";
 
 /**
  * What the senders' fuzz suites share: a batch processor around a real provider (the
@@ -109,11 +110,7 @@ export function outcomeProblems(batch: DeliveryBatch, result: BatchResult): stri
 
 /** Waits until `idle()` holds (the pool has no streams and no queue left), or fails. */
 export async function settles(idle: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!idle()) {
-    if (Date.now() > deadline) throw new Error(`${what} still busy ${timeoutMs} ms after the batch`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  if (!(await eventually(idle, timeoutMs, 10))) throw new Error(`${what} still busy ${timeoutMs} ms after the batch`);
 }
 
 /** Unhandled rejections and uncaught exceptions while it watches: any is a crash in production. */

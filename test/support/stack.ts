@@ -136,6 +136,7 @@ export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Pro
     HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
     HERALD_BOOTSTRAP_API_KEY: apiKey,
     HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
+    HERALD_WEBHOOK_ALLOW_PRIVATE: "1",
     LOG_LEVEL: "debug",
     ...opts.env,
   };

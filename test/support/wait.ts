@@ -1,23 +1,64 @@
 import type { ChildProcess } from "node:child_process";
 
-/** Polls `check` every `everyMs` until it holds (true) or `timeoutMs` has passed (false). */
-export async function eventually(check: () => Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<boolean> {
+export interface PollResult<T> {
+  /** Whether `done` held before the deadline. */
+  held: boolean;
+  /** The last value read. */
+  value: T;
+}
+
+/**
+ * The one polling loop of the tests (every other wait is a wrapper over it): reads every
+ * `everyMs` until `done(value)` holds or `timeoutMs` has passed, and answers the last value.
+ */
+export async function poll<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<PollResult<T>> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) return false;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return { held: true, value };
+    if (Date.now() > deadline) return { held: false, value };
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  return true;
+}
+
+/** Polls `check` every `everyMs` until it holds (true) or `timeoutMs` has passed (false). */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<boolean> {
+  return (await poll(check, (held) => held, timeoutMs, everyMs)).held;
 }
 
 /** Polls `check` every `everyMs` until it holds; throws naming `what` after `timeoutMs`. */
 export function waitUntil(
   what: string,
-  check: () => Promise<boolean>,
+  check: () => boolean | Promise<boolean>,
   timeoutMs = 60_000,
   everyMs = 100,
 ): Promise<void> {
   return waitWhileRunning(what, check, { timeoutMs, everyMs });
+}
+
+/**
+ * Reads until `done(value)` holds and answers that value; after `timeoutMs` throws naming
+ * `what` and the last value read (`show` renders it; JSON by default).
+ */
+export async function waitForValue<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  opts: { timeoutMs?: number; everyMs?: number; show?: (value: T) => string } = {},
+): Promise<T> {
+  const { held, value } = await poll(read, done, opts.timeoutMs ?? 60_000, opts.everyMs);
+  if (held) return value;
+  const show = opts.show ?? ((v: T) => JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? String(x) : x)));
+  throw new Error(`timed out waiting for ${what}; last: ${show(value)?.slice(0, 2000)}`);
 }
 
 /** Whether `url` answers 2xx (false while nothing listens). */
@@ -49,7 +90,7 @@ export function assertRunning(child: ChildProcess, name: string, output: readonl
  */
 export async function waitWhileRunning(
   what: string,
-  check: () => Promise<boolean>,
+  check: () => boolean | Promise<boolean>,
   opts: { timeoutMs: number; everyMs?: number; watched?: Watched },
 ): Promise<void> {
   const { watched } = opts;

@@ -208,6 +208,12 @@ const configs = {
     fanoutLeaseMs: intOrNull(1000, 3600000, "FANOUT_LEASE_MS"),
     schedulerIntervalMs: intOrNull(10, 3600000, "SCHEDULER_INTERVAL_MS"),
   },
+  webhooks: {
+    dbSchema,
+    allowPrivate: { anyOf: [{ type: "null" }, bool], description: "HERALD_WEBHOOK_ALLOW_PRIVATE: dev only." },
+    concurrency: intOrNull(1, 1000, "HERALD_WEBHOOK_CONCURRENCY"),
+    timeoutMs: intOrNull(100, 60000, "HERALD_WEBHOOK_TIMEOUT_MS"),
+  },
   senderApns: {
     ...senderConfig,
     apnsUrl: strOrNull({ pattern: httpsOrigin, description: "APNS_URL: an https origin; empty: Apple's hosts." }),
@@ -238,6 +244,7 @@ const kinds = {
   credential: "service",
   deviceRegistry: "service",
   campaign: "service",
+  webhooks: "service",
   senderApns: "sender",
   senderFcm: "sender",
   senderWebpush: "sender",

@@ -86,7 +86,7 @@ sender), whom it calls, which infrastructure it uses, and for a sender the JetSt
 platform subject its durable consumer is named after (packages/sender: "sender-<platform>").
 */}}
 {{- define "herald.componentKeys" -}}
-gateway credential deviceRegistry campaign senderApns senderFcm senderWebpush
+gateway credential deviceRegistry campaign webhooks senderApns senderFcm senderWebpush
 {{- end -}}
 
 {{- define "herald.componentFacts" -}}
@@ -95,7 +95,7 @@ gateway:
   kind: gateway
   platform: ""
   urlEnv: ""
-  calls: [credential, deviceRegistry, campaign]
+  calls: [credential, deviceRegistry, campaign, webhooks]
   infra: [redis]
   webPush: false
 credential:
@@ -120,6 +120,14 @@ campaign:
   platform: ""
   urlEnv: CAMPAIGN_URL
   calls: [deviceRegistry]
+  infra: [postgresql, nats]
+  webPush: false
+webhooks:
+  name: webhooks
+  kind: service
+  platform: ""
+  urlEnv: WEBHOOKS_URL
+  calls: []
   infra: [postgresql, nats]
   webPush: false
 senderApns:
@@ -187,6 +195,11 @@ campaign:
   fanoutConcurrency: FANOUT_CONCURRENCY
   fanoutLeaseMs: FANOUT_LEASE_MS
   schedulerIntervalMs: SCHEDULER_INTERVAL_MS
+webhooks:
+  dbSchema: DB_SCHEMA
+  allowPrivate: HERALD_WEBHOOK_ALLOW_PRIVATE
+  concurrency: HERALD_WEBHOOK_CONCURRENCY
+  timeoutMs: HERALD_WEBHOOK_TIMEOUT_MS
 senderApns:
 {{ include "herald.senderConfigEnvNames" . | indent 2 }}
   apnsUrl: APNS_URL
@@ -541,7 +554,7 @@ in the container itself.
 {{- $_ := set $data "HERALD_PUBLIC_URL" (include "herald.publicUrl" $root) -}}
 {{- $_ := set $data "HERALD_TRUST_PROXY" (ternary "true" "false" (eq (toString $root.Values.ingress.enabled) "true")) -}}
 {{- end -}}
-{{- if eq $c.key "credential" -}}
+{{- if or (eq $c.key "credential") (eq $c.key "webhooks") -}}
 {{- $_ := set $data "HERALD_MASTER_KEY_VERSION" (toString (int64 ($root.Values.masterKey.version | default 1))) -}}
 {{- end -}}
 {{- if and (eq $c.key "credential") $root.Values.bootstrapAdmin.enabled -}}

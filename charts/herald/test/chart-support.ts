@@ -17,6 +17,7 @@ import { configSpec as deviceRegistrySpec } from "../../../services/device-regis
 import { configSpec as senderApnsSpec } from "../../../services/sender-apns/src/config.js";
 import { configSpec as senderFcmSpec } from "../../../services/sender-fcm/src/config.js";
 import { configSpec as senderWebpushSpec } from "../../../services/sender-webpush/src/config.js";
+import { configSpec as webhooksSpec } from "../../../services/webhooks/src/config.js";
 import { CHART_DIR, type K8sObject as RenderedObject, parseManifests } from "../../../test/support/chart-cluster.js";
 
 // Helpers of the chart tests: rendering with the Go renderer (never a helm on PATH, so
@@ -447,6 +448,7 @@ export const ENV_SPECS: Record<RoleName, Spec> = {
   "sender-apns": senderApnsSpec as Spec,
   "sender-fcm": senderFcmSpec as Spec,
   "sender-webpush": senderWebpushSpec as Spec,
+  webhooks: webhooksSpec as Spec,
 };
 
 /** Variables the chart may set although no config spec reads them (Node, OpenTelemetry, Downward API). */
@@ -457,6 +459,7 @@ export const SERVICE_URL_VARS: Record<string, RoleName> = {
   CREDENTIAL_URL: "credential",
   DEVICE_REGISTRY_URL: "device-registry",
   CAMPAIGN_URL: "campaign",
+  WEBHOOKS_URL: "webhooks",
 };
 
 /** Infrastructure URL variables and the port the infrastructure listens on. */

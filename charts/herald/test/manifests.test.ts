@@ -82,59 +82,59 @@ const RESTRICTED_CAPS = ["ALL"];
 
 describe("rendered objects", () => {
   const EXPECTED_KINDS: Record<string, Record<string, number>> = {
-    defaults: { ServiceAccount: 1, Secret: 2, ConfigMap: 7, Service: 7, Deployment: 7 },
-    minimal: { ServiceAccount: 1, Secret: 2, ConfigMap: 7, Service: 7, Deployment: 7 },
+    defaults: { ServiceAccount: 1, Secret: 2, ConfigMap: 8, Service: 8, Deployment: 8 },
+    minimal: { ServiceAccount: 1, Secret: 2, ConfigMap: 8, Service: 8, Deployment: 8 },
     "production-ha": {
       ServiceAccount: 1,
-      ConfigMap: 8,
+      ConfigMap: 9,
       PrometheusRule: 1,
-      Service: 7,
-      Deployment: 7,
+      Service: 8,
+      Deployment: 8,
       HorizontalPodAutoscaler: 1,
       ScaledObject: 3,
-      PodDisruptionBudget: 7,
+      PodDisruptionBudget: 8,
       Ingress: 1,
-      ServiceMonitor: 7,
-      NetworkPolicy: 7,
+      ServiceMonitor: 8,
+      NetworkPolicy: 8,
     },
-    "keda-all-senders": { ServiceAccount: 1, Secret: 2, ConfigMap: 7, Service: 7, Deployment: 7, ScaledObject: 3 },
+    "keda-all-senders": { ServiceAccount: 1, Secret: 2, ConfigMap: 8, Service: 8, Deployment: 8, ScaledObject: 3 },
     "ingress-tls": {
       ServiceAccount: 1,
       Secret: 2,
-      ConfigMap: 7,
-      Service: 7,
-      Deployment: 7,
+      ConfigMap: 8,
+      Service: 8,
+      Deployment: 8,
       Ingress: 1,
       PodDisruptionBudget: 1,
     },
-    "existing-secrets": { ServiceAccount: 1, ConfigMap: 7, Service: 7, Deployment: 7 },
-    dev: { ServiceAccount: 1, Secret: 2, ConfigMap: 7, Service: 10, Deployment: 8, StatefulSet: 2 },
+    "existing-secrets": { ServiceAccount: 1, ConfigMap: 8, Service: 8, Deployment: 8 },
+    dev: { ServiceAccount: 1, Secret: 2, ConfigMap: 8, Service: 11, Deployment: 9, StatefulSet: 2 },
     "dev-keda-netpol": {
       ServiceAccount: 1,
       Secret: 2,
-      ConfigMap: 7,
-      Service: 10,
-      Deployment: 8,
+      ConfigMap: 8,
+      Service: 11,
+      Deployment: 9,
       StatefulSet: 2,
       ScaledObject: 3,
-      NetworkPolicy: 7,
+      NetworkPolicy: 8,
     },
-    "long-release-dev": { ServiceAccount: 1, Secret: 2, ConfigMap: 7, Service: 10, Deployment: 8, StatefulSet: 2 },
+    "long-release-dev": { ServiceAccount: 1, Secret: 2, ConfigMap: 8, Service: 11, Deployment: 9, StatefulSet: 2 },
     "no-webpush": {
       ServiceAccount: 1,
       Secret: 2,
-      ConfigMap: 6,
-      Service: 6,
-      Deployment: 6,
-      NetworkPolicy: 6,
-      ServiceMonitor: 6,
+      ConfigMap: 7,
+      Service: 7,
+      Deployment: 7,
+      NetworkPolicy: 7,
+      ServiceMonitor: 7,
     },
     "nats-namespace": {
       ServiceAccount: 1,
       Secret: 2,
-      ConfigMap: 7,
-      Service: 7,
-      Deployment: 7,
+      ConfigMap: 8,
+      Service: 8,
+      Deployment: 8,
       ScaledObject: 3,
       PodDisruptionBudget: 3,
     },
@@ -766,7 +766,8 @@ describe("environment", () => {
         for (const name of [...required, ...mustSet.filter((n) => reads.has(n))]) {
           expect(env.has(name), `${role} needs ${name}`).toBe(true);
         }
-        expect(required.length === 0 || role === "credential").toBe(true);
+        // The credential and webhooks services need the master key.
+        expect(required.length === 0 || role === "credential" || role === "webhooks").toBe(true);
       }),
   );
 
@@ -870,6 +871,7 @@ describe("environment", () => {
       "sender-apns": `--max-semi-space-size=8 --max-old-space-size=${2048 - 128}`,
       "sender-fcm": old(384), // no limit: the image's old generation
       "sender-webpush": "--max-old-space-size=999",
+      webhooks: old(384), // no limit: the image's old generation
     });
     const err = await renderFailure({
       values: { components: { campaign: { resources: { limits: { memory: "lots" } } } } },
@@ -1029,6 +1031,7 @@ describe("NetworkPolicies", () => {
         credential: ["gateway", "sender-apns", "sender-fcm", "sender-webpush"],
         "device-registry": ["campaign", "gateway"],
         campaign: ["gateway"],
+        webhooks: ["gateway"],
       };
       for (const d of deployments) {
         const role = roleOf(d);
@@ -1167,8 +1170,9 @@ describe("generated secrets", () => {
     expect(config.masterKeyVersion).toBe(3);
     expect(config.previousMasterKeys.map((k) => k.version)).toEqual([1, 2]);
     expect(sealedBoxOf(config).versions).toEqual([3, 1, 2]);
-    // Only the credential service gets master keys.
-    for (const d of heraldDeployments(objs).filter((x) => roleOf(x) !== "credential")) {
+    // Only the credential and webhooks services get master keys.
+    const sealers = ["credential", "webhooks"];
+    for (const d of heraldDeployments(objs).filter((x) => !sealers.includes(roleOf(x)))) {
       const other = containerEnv(objs, mainContainer(d));
       expect(
         [...other.keys()].filter((k) => k.startsWith("HERALD_MASTER_KEY")),

@@ -3,7 +3,7 @@ import { BoundedCache, isUuid } from "@herald/runtime";
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
 import type { IdentityClient } from "../backends.js";
 import { HttpError } from "../http-errors.js";
-import { roleName } from "../oauth/role-names.js";
+import { roleName } from "../oauth/member-role-names.js";
 import type { SigningKeys } from "../oauth/signing-keys.js";
 import type { Principal, Role } from "../principal.js";
 import type { VerifyJwt } from "./jwt-verifier.js";

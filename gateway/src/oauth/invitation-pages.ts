@@ -8,7 +8,7 @@ import { checkCsrf, csrfToken } from "./csrf.js";
 import type { LoginThrottle } from "./login-throttle.js";
 import type { OAuthServer } from "./oauth-server.js";
 import { contentSecurityPolicy, invitationPage, messagePage, PAGE_HEADERS } from "./pages.js";
-import { roleName } from "./role-names.js";
+import { roleName } from "./member-role-names.js";
 
 export interface InvitationPageDeps {
   server: OAuthServer;

@@ -4,7 +4,7 @@ import type { IdentityClient } from "../backends.js";
 import type { Adapter } from "./adapter.js";
 import type { GrantOrgs } from "./grant-orgs.js";
 import { contentSecurityPolicy, logoutPage, messagePage, PAGE_HEADERS } from "./pages.js";
-import { roleName } from "./role-names.js";
+import { roleName } from "./member-role-names.js";
 import { cookieKeys, type KeySet } from "./signing-keys.js";
 
 /** The console's own client: static configuration, not a row (see identity.proto). */

@@ -163,6 +163,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
           description:
             "Messages an app shows inside itself, fetched by each device, with impression and click counters.",
         },
+        {
+          name: "Webhooks",
+          description:
+            "HTTPS endpoints that receive the app's events, signed per Standard Webhooks (webhook-id, " +
+            "webhook-timestamp, webhook-signature), with retries, rotation and replay.",
+        },
         { name: "Organization", description: "The organization and the signed-in user (sessions only)." },
         { name: "Members", description: "Members with their roles, and invitations by link (sessions only)." },
         { name: "OAuth clients", description: "The organization's own OAuth clients (sessions only)." },

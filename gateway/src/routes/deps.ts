@@ -7,6 +7,7 @@ import type {
   DeviceClient,
   IdentityClient,
   InAppMessageClient,
+  WebhookClient,
 } from "../backends.js";
 import type { Registrations } from "../registrations.js";
 
@@ -20,6 +21,7 @@ export interface RouteDeps {
   campaigns: CampaignClient;
   androidChannels: AndroidChannelClient;
   inAppMessages: InAppMessageClient;
+  webhooks: WebhookClient;
   apps: AppDirectory;
   apiKeys: ApiKeyVerifier;
   /** The limit of keys stored without one of their own. */

@@ -1,4 +1,5 @@
 import { androidChannelSchema } from "./android-channels.js";
+import { createdWebhookSchema, webhookAttemptSchema, webhookSchema } from "./webhooks.js";
 import { apiKeySchema, createdApiKeySchema } from "./api-keys.js";
 import { appSchema } from "./apps.js";
 import { campaignContentSchema, campaignSchema, campaignStatsSchema } from "./campaigns.js";
@@ -52,6 +53,9 @@ export const sharedSchemas = [
   segmentRuleSchema,
   segmentSchema,
   androidChannelSchema,
+  webhookSchema,
+  createdWebhookSchema,
+  webhookAttemptSchema,
   inAppAudienceAllSchema,
   inAppAudienceSegmentSchema,
   inAppAudienceExternalIdsSchema,

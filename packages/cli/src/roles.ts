@@ -10,6 +10,7 @@ export const ROLES = {
   "sender-apns": () => import("./roles/sender-apns.js"),
   "sender-fcm": () => import("./roles/sender-fcm.js"),
   "sender-webpush": () => import("./roles/sender-webpush.js"),
+  webhooks: () => import("./roles/webhooks.js"),
 } satisfies Record<string, () => Promise<{ start(opts: { onStop: () => Promise<void> }): Promise<void> }>>;
 
 export type RoleName = keyof typeof ROLES;

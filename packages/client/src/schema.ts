@@ -817,6 +817,152 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/apps/{app_id}/webhooks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the app's webhook endpoints
+     * @description Newest first.
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     */
+    get: operations["listWebhooks"];
+    put?: never;
+    /**
+     * Create a webhook endpoint
+     * @description Answers the endpoint with its signing secret, which is shown only here and on rotation. Each delivery is a POST of `{"type": "<event type>", "timestamp": "<ISO 8601>", "data": {…}}` signed per Standard Webhooks.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    post: operations["createWebhook"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/webhooks/{webhook_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a webhook endpoint
+     * @description Signed-in users need the viewer role or higher; API keys act within their scope.
+     */
+    get: operations["getWebhook"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook endpoint
+     * @description Its pending deliveries go with it.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    delete: operations["deleteWebhook"];
+    options?: never;
+    head?: never;
+    /**
+     * Update a webhook endpoint
+     * @description Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    patch: operations["updateWebhook"];
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/webhooks/{webhook_id}/rotate-secret": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's signing secret
+     * @description Answers the new secret. For 24 hours the previous secret keeps signing beside it: each delivery carries both signatures in `webhook-signature`, so receivers can switch without missing an event.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    post: operations["rotateWebhookSecret"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/webhooks/{webhook_id}/test": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event
+     * @description Queues a `webhook.test` event for this endpoint alone, whatever its event types.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    post: operations["testWebhook"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/webhooks/{webhook_id}/attempts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an endpoint's deliveries
+     * @description Newest first: each event's status, attempts, next retry, last error and response (cut at 1 KiB).
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     */
+    get: operations["listWebhookAttempts"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/webhooks/{webhook_id}/events/{event_id}/replay": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Deliver an event again
+     * @description Queues the app's event for the endpoint again, with the same `webhook-id`; 404 for an unknown event.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    post: operations["replayWebhookEvent"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/me": {
     parameters: {
       query?: never;
@@ -1745,6 +1891,195 @@ export interface components {
        * @example 2026-11-21T10:00:00.000Z
        */
       updated_at: string;
+    };
+    /** @description A webhook endpoint (without its secret). */
+    Webhook: {
+      /**
+       * Format: uuid
+       * @description The endpoint.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @description The app.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      app_id: string;
+      /**
+       * @description Where events are POSTed: an https URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused here and again at every connection). 400 ValidationError otherwise.
+       * @example https://example.com/herald/webhooks
+       */
+      url: string;
+      /**
+       * @description The event types the endpoint receives.
+       * @example [
+       *       "campaign.completed",
+       *       "device.invalidated"
+       *     ]
+       */
+      events: (
+        | "campaign.started"
+        | "campaign.completed"
+        | "campaign.cancelled"
+        | "device.invalidated"
+        | "device.opted_out"
+        | "device.opted_in"
+        | "deliveries.failed"
+        | "deliveries.bounced"
+        | "user.erased"
+        | "webhook.test"
+      )[];
+      /** @description A note of your own; empty when omitted. */
+      description: string;
+      /** @description Whether events are delivered; true when omitted. Enabling an endpoint Herald disabled clears `disabled_reason`. */
+      enabled: boolean;
+      /** @description Why Herald disabled the endpoint (410 Gone, or failing for 5 days); null otherwise. */
+      disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description After a rotation, until when the previous secret still signs beside the new one; null otherwise.
+       */
+      previous_secret_expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the endpoint was created (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When the endpoint last changed (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /** @description A webhook endpoint with its signing secret, answered only on create and rotation. */
+    CreatedWebhook: {
+      /**
+       * Format: uuid
+       * @description The endpoint.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      id: string;
+      /**
+       * Format: uuid
+       * @description The app.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      app_id: string;
+      /**
+       * @description Where events are POSTed: an https URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused here and again at every connection). 400 ValidationError otherwise.
+       * @example https://example.com/herald/webhooks
+       */
+      url: string;
+      /**
+       * @description The event types the endpoint receives.
+       * @example [
+       *       "campaign.completed",
+       *       "device.invalidated"
+       *     ]
+       */
+      events: (
+        | "campaign.started"
+        | "campaign.completed"
+        | "campaign.cancelled"
+        | "device.invalidated"
+        | "device.opted_out"
+        | "device.opted_in"
+        | "deliveries.failed"
+        | "deliveries.bounced"
+        | "user.erased"
+        | "webhook.test"
+      )[];
+      /** @description A note of your own; empty when omitted. */
+      description: string;
+      /** @description Whether events are delivered; true when omitted. Enabling an endpoint Herald disabled clears `disabled_reason`. */
+      enabled: boolean;
+      /** @description Why Herald disabled the endpoint (410 Gone, or failing for 5 days); null otherwise. */
+      disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description After a rotation, until when the previous secret still signs beside the new one; null otherwise.
+       */
+      previous_secret_expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the endpoint was created (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When the endpoint last changed (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      updated_at: string;
+      /**
+       * @description The signing secret, `whsec_` + base64: shown only when the endpoint is created and when the secret is rotated. Verify deliveries with any Standard Webhooks library.
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret: string;
+    };
+    /** @description The delivery of one event to the endpoint. */
+    WebhookAttempt: {
+      /** @description The event id, sent as `webhook-id`. */
+      event_id: string;
+      /**
+       * @description An event type; the `data` of each:
+       *
+       *     - `campaign.started`: `{campaign_id, app_id}`: fan-out of a campaign began.
+       *     - `campaign.completed`: `{campaign_id, app_id, audience_size, sent}`: every device of the campaign has an outcome.
+       *     - `campaign.cancelled`: `{campaign_id, app_id}`: the campaign was cancelled before delivery.
+       *     - `device.invalidated`: `{device_id, app_id, platform}`: a provider reported the device's push token dead.
+       *     - `device.opted_out`: `{device_id, app_id}`: the device opted out of pushes.
+       *     - `device.opted_in`: `{device_id, app_id}`: the device opted in again.
+       *     - `deliveries.failed`: `{campaign_id, app_id, count}`: deliveries of a campaign that failed.
+       *     - `deliveries.bounced`: `{campaign_id, app_id, count}`: deliveries of a campaign that bounced (dead tokens).
+       *     - `user.erased`: `{external_id, app_id}`: a user's devices and data were erased.
+       *     - `webhook.test`: `{webhook_id}`: sent by POST …/webhooks/{id}/test to that endpoint alone.
+       * @enum {string}
+       */
+      event_type:
+        | "campaign.started"
+        | "campaign.completed"
+        | "campaign.cancelled"
+        | "device.invalidated"
+        | "device.opted_out"
+        | "device.opted_in"
+        | "deliveries.failed"
+        | "deliveries.bounced"
+        | "user.erased"
+        | "webhook.test";
+      /**
+       * @description pending: queued or waiting for a retry (after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h); delivered: a 2xx answer; failed: retries used up, or the endpoint disabled.
+       * @enum {string}
+       */
+      status: "pending" | "delivered" | "failed";
+      /** @description Attempts so far. */
+      attempts: number;
+      /**
+       * Format: date-time
+       * @description The next attempt, when pending.
+       */
+      next_attempt_at: string | null;
+      /** @description What the last failed attempt came to. */
+      last_error: string | null;
+      /** @description The HTTP status of the last answer. */
+      response_status: number | null;
+      /** @description The last answer's body, cut at 1 KiB. */
+      response_body: string | null;
+      /**
+       * Format: date-time
+       * @description When the delivery was queued (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When a 2xx answered.
+       */
+      delivered_at: string | null;
     };
     /** All devices */
     InAppAudienceAll: {
@@ -9970,6 +10305,1306 @@ export interface operations {
       };
       /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
       415: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
+        page?: number;
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
+        per_page?: number;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of endpoints. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Webhook"][];
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
+            /** @description Items across all pages. */
+            total: number;
+          };
+        };
+      };
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description Where events are POSTed: an https URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused here and again at every connection). 400 ValidationError otherwise.
+           * @example https://example.com/herald/webhooks
+           */
+          url: string;
+          /**
+           * @description The event types the endpoint receives.
+           * @example [
+           *       "campaign.completed",
+           *       "device.invalidated"
+           *     ]
+           */
+          events: (
+            | "campaign.started"
+            | "campaign.completed"
+            | "campaign.cancelled"
+            | "device.invalidated"
+            | "device.opted_out"
+            | "device.opted_in"
+            | "deliveries.failed"
+            | "deliveries.bounced"
+            | "user.erased"
+            | "webhook.test"
+          )[];
+          /** @description A note of your own; empty when omitted. */
+          description?: string;
+          /** @description Whether events are delivered; true when omitted. Enabling an endpoint Herald disabled clears `disabled_reason`. */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint and its secret. */
+      201: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CreatedWebhook"];
+        };
+      };
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
+      415: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description Webhook endpoint id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        webhook_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Webhook"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description Webhook endpoint id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        webhook_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description Webhook endpoint id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        webhook_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description Where events are POSTed: an https URL whose host resolves only to public addresses (private, loopback and link-local addresses are refused here and again at every connection). 400 ValidationError otherwise.
+           * @example https://example.com/herald/webhooks
+           */
+          url?: string;
+          /**
+           * @description The event types the endpoint receives.
+           * @example [
+           *       "campaign.completed",
+           *       "device.invalidated"
+           *     ]
+           */
+          events?: (
+            | "campaign.started"
+            | "campaign.completed"
+            | "campaign.cancelled"
+            | "device.invalidated"
+            | "device.opted_out"
+            | "device.opted_in"
+            | "deliveries.failed"
+            | "deliveries.bounced"
+            | "user.erased"
+            | "webhook.test"
+          )[];
+          /** @description A note of your own; empty when omitted. */
+          description?: string;
+          /** @description Whether events are delivered; true when omitted. Enabling an endpoint Herald disabled clears `disabled_reason`. */
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Webhook"];
+        };
+      };
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description UnsupportedMediaType: The body is not in the route's media type (application/json; application/x-ndjson for imports). */
+      415: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description Webhook endpoint id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        webhook_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint and its new secret. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CreatedWebhook"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  testWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description Webhook endpoint id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        webhook_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Queued. */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The event id (`webhook-id`). */
+            event_id: string;
+          };
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listWebhookAttempts: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
+        page?: number;
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
+        per_page?: number;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description Webhook endpoint id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        webhook_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["WebhookAttempt"][];
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
+            /** @description Items across all pages. */
+            total: number;
+          };
+        };
+      };
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  replayWebhookEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description App id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description Webhook endpoint id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        webhook_id: string;
+        /** @description The event id. */
+        event_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The delivery, queued. */
+      202: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookAttempt"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
           "X-RateLimit-Limit"?: number;

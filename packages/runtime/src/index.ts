@@ -23,3 +23,5 @@ export * from "./package-dir.js";
 export * from "./bounded-cache.js";
 export * from "./backoff.js";
 export * from "./uuid.js";
+export * from "./sealed-box.js";
+export * from "./master-keys.js";

@@ -25,7 +25,7 @@ export interface ServiceRole<C extends { logLevel: string }> {
  * value), start the role, and stop it gracefully on SIGTERM/SIGINT.
  */
 export async function runService<C extends { logLevel: string }>(
-  role: ServiceRole<C>,
+  serviceRole: ServiceRole<C>,
   opts: {
     env?: NodeJS.ProcessEnv /** Runs after the role has stopped (e.g. flushing spans). */;
     onStop?: () => Promise<void>;
@@ -34,24 +34,24 @@ export async function runService<C extends { logLevel: string }>(
   const env = opts.env ?? process.env;
   let config: C;
   try {
-    config = role.readConfig(env);
+    config = serviceRole.readConfig(env);
   } catch (err) {
     // No logger yet: the level is part of the config. ConfigError names variables only.
     const message = err instanceof ConfigError ? err.message : `invalid configuration: ${(err as Error).message}`;
-    process.stderr.write(`${role.name}: ${message}\n`);
+    process.stderr.write(`${serviceRole.name}: ${message}\n`);
     process.exit(1);
   }
-  const log = createLogger(role.name, config.logLevel);
+  const log = createLogger(serviceRole.name, config.logLevel);
   try {
-    const running = await role.start(config, { log });
+    const running = await serviceRole.start(config, { log });
     // Closers run in reverse: the role stops first, then onStop. A role that drains work
     // on SIGTERM (the senders' SENDER_DRAIN_MS) gets its drain plus 5 s before the hard exit.
     const drainMs = (config as { drainMs?: unknown }).drainMs;
     const graceMs = Math.max(DEFAULT_GRACE_MS, typeof drainMs === "number" ? drainMs + 5_000 : 0);
     handleShutdown(log, [...(opts.onStop ? [opts.onStop] : []), () => running.close()], graceMs);
-    log.info({ port: running.port, adminPort: running.adminPort }, `${role.name} started`);
+    log.info({ port: running.port, adminPort: running.adminPort }, `${serviceRole.name} started`);
   } catch (err) {
-    log.fatal({ err }, `${role.name} failed to start`);
+    log.fatal({ err }, `${serviceRole.name} failed to start`);
     process.exit(1);
   }
 }

@@ -25,6 +25,9 @@ export interface StreamNames {
   outcomesStream: string;
   outcome(campaignId: string): string;
   outcomesWildcard: string;
+  /** Webhook events (herald.v1.WebhookEvent protobuf) for the webhooks dispatcher. */
+  webhooksStream: string;
+  webhookEvents: string;
   /** Consumer names are per service; prefixing keeps them unique per namespace too. */
   consumer(name: string): string;
 }
@@ -44,6 +47,8 @@ export function streamNames(namespace = ""): StreamNames {
     outcomesStream: stream("OUTCOMES"),
     outcome: (campaignId) => subj(`outcome.${campaignId}`),
     outcomesWildcard: subj("outcome.*"),
+    webhooksStream: stream("WEBHOOKS"),
+    webhookEvents: subj("webhook.event"),
     consumer: (name) => stream(name),
   };
 }
@@ -78,5 +83,21 @@ export function outcomesStreamConfig(names: StreamNames): Partial<StreamConfig> 
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     duplicate_window: 15 * 60 * 1e9,
+  };
+}
+
+/**
+ * Webhook events: kept a week (a dispatcher down for days still gets them), de-duplicated
+ * by the event id (Nats-Msg-Id) for an hour, so a producer retrying a publish, or
+ * publishing again after a crash, sends an event once.
+ */
+export function webhooksStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
+  return {
+    name: names.webhooksStream,
+    subjects: [names.webhookEvents],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    max_age: 7 * 24 * 3600 * 1e9,
+    duplicate_window: 3600 * 1e9,
   };
 }

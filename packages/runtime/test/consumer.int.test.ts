@@ -97,6 +97,7 @@ describe("startPullConsumer", () => {
     await running;
     let stopped = false;
     const stopping = consumer.stop().then(() => (stopped = true));
+    // A bounded wait remains: stop() not resolving has no event; the handler is still held.
     await new Promise((r) => setTimeout(r, 200));
     expect(stopped).toBe(false);
     release();

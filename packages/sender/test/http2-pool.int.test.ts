@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ensureCertificates } from "@herald/provider-sim/ca";
 import { DEFAULT_CERT_DIR } from "@herald/provider-sim/config";
 import { Http2Pool, isNoH2, type Http2PoolOptions, type Http2Response } from "../src/http2-pool.js";
+import { waitUntil } from "../../../test/support/wait.js";
 
 // The shared pool against a real HTTP/2 peer on loopback that misbehaves on purpose:
 // stream limits, GOAWAY mid-flight, refused and reset streams, silence, a dead network.
@@ -17,8 +18,8 @@ type Handler = (stream: ServerHttp2Stream, id: string, session: Http2Session) =>
 interface Peer {
   origin: string;
   port: number;
-  /** Per connection: most streams open at once, and most before the first answer. */
-  sessions: { max: number; maxBeforeTrust: number }[];
+  /** Per connection: most streams open at once, most before the first answer, and PINGs received (each answered). */
+  sessions: { max: number; maxBeforeTrust: number; pings: number }[];
   processed: string[];
   close(): Promise<void>;
 }
@@ -30,8 +31,9 @@ async function peer(handler: Handler, settings: http2.Settings = { maxConcurrent
   const processed: string[] = [];
   const open = new Set<Http2Session>();
   server.on("session", (session) => {
-    const s = { max: 0, maxBeforeTrust: 0 };
+    const s = { max: 0, maxBeforeTrust: 0, pings: 0 };
     sessions.push(s);
+    session.on("ping", () => s.pings++);
     open.add(session);
     session.once("close", () => open.delete(session));
     session.on("error", () => undefined); // cut connections below are on purpose
@@ -122,13 +124,8 @@ function setup(p: Peer, opts: Partial<Http2PoolOptions> = {}) {
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(10);
-  }
-}
+const until = (condition: () => boolean, timeoutMs = 3_000): Promise<void> =>
+  waitUntil("a pool condition", condition, timeoutMs, 10);
 
 /** A TCP relay that can turn into a black hole: the peer looks alive to the kernel but says nothing. */
 async function relay(port: number) {
@@ -351,7 +348,7 @@ describe("Http2Pool", () => {
       client.request({ origin: net_.origin }, { path: "/", headers: { "x-id": id }, body: Buffer.alloc(0) }, signal);
 
     await send("a");
-    await sleep(300); // several PINGs, each answered
+    await until(() => (p.sessions[0]?.pings ?? 0) >= 3); // several PINGs, each answered
     await send("b");
     expect(p.sessions).toHaveLength(1);
 

@@ -8,7 +8,7 @@ import {
 import { toTimestamp } from "@herald/runtime";
 import { PLATFORM_ENUM, type AudienceDevice } from "./audience-source.js";
 import { FALLBACK_LANGUAGE, type Contents, type NotificationOptions, type PlatformName } from "./campaign.js";
-import { toNotificationMessage } from "./to-proto.js";
+import { toNotificationMessage } from "./campaign-mapping.js";
 
 /** What every delivery batch of one campaign carries besides its targets. */
 export interface DeliveryContext {

@@ -15,9 +15,9 @@ import type { CampaignRecord, Target } from "./campaign.js";
 import type { EngagementRecorder } from "./engagement-recorder.js";
 import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./create-request.js";
 import type { CampaignMetrics } from "./metrics.js";
-import * as check from "./request-checks.js";
-import type { CampaignStore } from "./store.js";
-import { statusName, toCampaign, toStats } from "./to-proto.js";
+import * as check from "./campaign-checks.js";
+import type { CampaignStore } from "./campaign-store.js";
+import { statusName, toCampaign, toStats } from "./campaign-mapping.js";
 
 export interface CampaignServiceDeps {
   store: CampaignStore;

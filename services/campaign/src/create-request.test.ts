@@ -4,7 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { CreateCampaignRequestSchema, Priority } from "@herald/proto/campaign";
 import { describe, expect, it } from "vitest";
 import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./create-request.js";
-import { LIMITS } from "./request-checks.js";
+import { LIMITS } from "./campaign-checks.js";
 
 const APP = "6f1c1f57-3f0e-4b8e-9a55-0d1f6bde2a11";
 const NOW = new Date("2026-11-21T10:00:00.000Z");

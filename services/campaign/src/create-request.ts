@@ -3,8 +3,8 @@ import { fromTimestamp } from "@herald/runtime";
 import type { NewCampaign } from "./campaign.js";
 import { requireDeliverable } from "./notification-checks.js";
 import { requirePayloadsFit } from "./payload-fit.js";
-import * as check from "./request-checks.js";
-import type { IdempotencyKey } from "./store.js";
+import * as check from "./campaign-checks.js";
+import type { IdempotencyKey } from "./campaign-store.js";
 
 export interface CreateInput {
   campaign: NewCampaign;

@@ -2,7 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { EngagementKind, type RecordEngagementRequest } from "@herald/proto/campaign";
 import { Coalescer, CoalescerFullError, invalidArgument, notFound } from "@herald/runtime";
 import type { EngagementKindName, EngagementReport, EngagementResult, EngagementStore } from "./engagement-store.js";
-import { isUuid } from "./request-checks.js";
+import { isUuid } from "./campaign-checks.js";
 
 /** Reports per transaction, and transactions in flight (each holds a database connection). */
 const MAX_BATCH = 500;

@@ -1,7 +1,7 @@
 import type { Pool } from "@herald/runtime";
 import type { DeliveryContext } from "./batch-builder.js";
 import type { CampaignStatusName, PlatformName, Target } from "./campaign.js";
-import { toTarget, type CampaignRow } from "./store.js";
+import { toTarget, type CampaignRow } from "./campaign-store.js";
 
 /**
  * The write-ahead record of the batch being published: enough to rebuild it after a

@@ -15,7 +15,7 @@ import {
 } from "@herald/runtime";
 import type { CampaignMetrics } from "./metrics.js";
 import { OUTCOME_KINDS, type OutcomeKindName, type OutcomeRecord, type OutcomeStore } from "./outcome-store.js";
-import { isUuid } from "./request-checks.js";
+import { isUuid } from "./campaign-checks.js";
 
 export interface OutcomeConsumerOptions {
   nc: NatsConnection;

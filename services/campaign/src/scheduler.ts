@@ -1,5 +1,5 @@
 import type { Logger } from "@herald/runtime";
-import type { CampaignStore } from "./store.js";
+import type { CampaignStore } from "./campaign-store.js";
 
 export interface SchedulerDeps {
   store: Pick<CampaignStore, "promoteDue" | "purgeExpiredIdempotencyKeys">;

@@ -36,7 +36,7 @@ import { createCampaignMetrics, registerCampaignGauges } from "./metrics.js";
 import { startOutcomeConsumer } from "./outcome-consumer.js";
 import { OutcomeStore } from "./outcome-store.js";
 import { Scheduler } from "./scheduler.js";
-import { PgCampaignStore } from "./store.js";
+import { PgCampaignStore } from "./campaign-store.js";
 
 const MIGRATIONS = path.join(packageDir("@herald/campaign"), "migrations");
 

@@ -19,6 +19,7 @@ import {
 } from "@herald/runtime";
 import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
+import { waitForValue } from "../../../test/support/wait.js";
 import { configSpec as registryConfigSpec } from "../../device-registry/src/config.js";
 import { start as startRegistry } from "../../device-registry/src/server.js";
 import type { PlatformName } from "../src/campaign.js";
@@ -264,19 +265,13 @@ export async function startStack() {
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
 
-/** Polls until check returns a value other than undefined/false. */
+/** Polls until check returns a value other than undefined/false, and answers it. */
 export async function waitFor<T>(
   check: () => Promise<T | undefined | false>,
   timeoutMs = 15_000,
   what = "condition",
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return (await waitForValue(what, check, (v) => v !== undefined && v !== false, { timeoutMs, everyMs: 50 })) as T;
 }
 
 /** Devices in the batches, with the payload each got; throws if a device is in two batches. */

@@ -3,7 +3,7 @@ import { displayPrefix, hashSecret } from "./api-key-secret.js";
 import type { IdentityStore } from "./identity-store.js";
 import { normaliseEmail } from "./password-policy.js";
 import { hashPassword, verifyPassword } from "./passwords.js";
-import type { CredentialStore } from "./store.js";
+import type { CredentialStore } from "./credential-store.js";
 
 export const DEFAULT_ORG = "default";
 

@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { createLogger } from "@herald/runtime";
+import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { CredentialService } from "@herald/proto/credential";
+import { createLogger, errorInterceptor } from "@herald/runtime";
 import { describe, expect, it } from "vitest";
+import { LogCapture } from "../../../test/support/log-capture.js";
 import { generateSecret, hashSecret } from "./api-key-secret.js";
 import { CredentialServiceImpl } from "./credential-service.js";
-import { SealedBox } from "./sealed-box.js";
-import type { ApiKeyRecord, CredentialStore } from "./store.js";
+import { SealedBox } from "@herald/runtime";
+import type { ApiKeyRecord, CredentialStore } from "./credential-store.js";
 
 const key: ApiKeyRecord = {
   id: "8a7c3b1e-0000-4000-8000-000000000001",
@@ -23,20 +25,23 @@ const key: ApiKeyRecord = {
 /** The service over a store whose lookup returns a row with the given stored hash. */
 function serviceFinding(storedHash: Buffer | undefined) {
   const lookups: Buffer[] = [];
-  const store = {
+  const service = serviceOver({
     findActiveApiKey: async (hash: Buffer) => {
       lookups.push(hash);
       return storedHash ? { ...key, secretHash: storedHash } : undefined;
     },
-  } as Partial<CredentialStore> as CredentialStore;
-  const service = new CredentialServiceImpl({
-    store,
-    sealedBox: new SealedBox(randomBytes(32)),
-    defaultRateLimits: { server: 1000, client: 120 },
-    log: createLogger("credential", "silent"),
-    afterAppDeleted: () => undefined,
   });
   return { service, lookups };
+}
+
+function serviceOver(store: Partial<CredentialStore>, log = createLogger("credential", "silent")) {
+  return new CredentialServiceImpl({
+    store: store as CredentialStore,
+    sealedBox: new SealedBox(randomBytes(32)),
+    defaultRateLimits: { server: 1000, client: 120 },
+    log,
+    afterAppDeleted: () => undefined,
+  });
 }
 
 const code = (p: Promise<unknown>) =>
@@ -64,5 +69,38 @@ describe("verifyApiKey", () => {
     expect(await code(verify(secret, hashSecret(generateSecret())))).toBe(Code.Unauthenticated);
     expect(await code(verify(secret, undefined))).toBe(Code.Unauthenticated);
     expect(await code(verify("hk_live_short", hashSecret("hk_live_short")))).toBe(Code.Unauthenticated);
+  });
+});
+
+// Through Connect's router and the server's error interceptor, as the service is served,
+// but in memory: a port would add nothing to what reaches the caller.
+describe("over Connect (in memory)", () => {
+  function clientOver(store: Partial<CredentialStore>) {
+    const logs = new LogCapture();
+    const log = createLogger("credential", "error", logs);
+    const transport = createRouterTransport((router) => router.service(CredentialService, serviceOver(store, log)), {
+      router: { interceptors: [errorInterceptor(log)] },
+    });
+    return { client: createClient(CredentialService, transport), logs };
+  }
+  const failure = (p: Promise<unknown>) => p.then(() => undefined, ConnectError.from);
+
+  it("answers a store failure as a bare INTERNAL: its detail stays in the log", async () => {
+    const { client, logs } = clientOver({
+      findActiveApiKey: async () => {
+        throw new Error("connect ECONNREFUSED 10.0.0.7:5432");
+      },
+    });
+    const err = await failure(client.verifyApiKey({ secret: generateSecret() }));
+    expect(err).toMatchObject({ code: Code.Internal, rawMessage: "internal error" });
+    expect(JSON.stringify(err)).not.toContain("10.0.0.7");
+    expect(logs.text()).toContain("10.0.0.7");
+  });
+
+  it("passes a deliberate refusal through unchanged, logging nothing", async () => {
+    const { client, logs } = clientOver({ findActiveApiKey: async () => undefined });
+    const err = await failure(client.verifyApiKey({ secret: generateSecret() }));
+    expect(err).toMatchObject({ code: Code.Unauthenticated, rawMessage: "invalid API key" });
+    expect(logs.lines).toEqual([]);
   });
 });

@@ -32,9 +32,9 @@ import {
   validateVapid,
   type ValidatedCredentials,
 } from "./platform-credentials.js";
-import * as check from "./request-checks.js";
-import type { SealedBox } from "./sealed-box.js";
-import type { AppRecord, CredentialStore } from "./store.js";
+import * as check from "./credential-checks.js";
+import type { SealedBox } from "@herald/runtime";
+import type { AppRecord, CredentialStore } from "./credential-store.js";
 import {
   effectiveRateLimit,
   toApiKey,
@@ -45,7 +45,7 @@ import {
   toPlatformConfig,
   toSendCredentials,
   type DefaultRateLimits,
-} from "./to-proto.js";
+} from "./credential-mapping.js";
 
 export interface CredentialServiceDeps {
   store: CredentialStore;

@@ -21,7 +21,7 @@ import {
   toOrg,
   toSigningKey,
   toUser,
-} from "./identity-to-proto.js";
+} from "./identity-mapping.js";
 import {
   DEFAULT_INVITATION_TTL_SECONDS,
   generateInvitationToken,
@@ -35,9 +35,9 @@ import { generateClientId, MAX_REDIRECT_URIS, type OAuthClientStore, redirectUri
 import type { OAuthModelStore } from "./oauth-models.js";
 import { normaliseEmail } from "./password-policy.js";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "./passwords.js";
-import { isUuid, pageQuery } from "./request-checks.js";
+import { isUuid, pageQuery } from "./credential-checks.js";
 import type { SigningKeyStore } from "./signing-keys.js";
-import { toPageInfo } from "./to-proto.js";
+import { toPageInfo } from "./credential-mapping.js";
 
 export interface IdentityServiceDeps {
   identity: IdentityStore;

@@ -1,6 +1,6 @@
 import { inTransaction, isUniqueViolation, type Pool, type PoolClient } from "@herald/runtime";
 import type { RoleName } from "./member-roles.js";
-import type { PageQuery } from "./store.js";
+import type { PageQuery } from "./credential-store.js";
 
 export interface UserRecord {
   id: string;

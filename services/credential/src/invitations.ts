@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { inTransaction, type Pool, type PoolClient } from "@herald/runtime";
 import type { RoleName } from "./member-roles.js";
-import type { PageQuery } from "./store.js";
+import type { PageQuery } from "./credential-store.js";
 
 export const DEFAULT_INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 /** A longer-lived link is a standing credential; a month is plenty to accept one. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Pool } from "@herald/runtime";
-import type { PageQuery } from "./store.js";
+import type { PageQuery } from "./credential-store.js";
 
 export interface OAuthClientRecord {
   clientId: string;

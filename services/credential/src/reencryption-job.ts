@@ -1,6 +1,6 @@
 import { inTransaction, type Logger, type Pool, type PoolClient } from "@herald/runtime";
 import { platformConfigSealContext } from "./credential-service.js";
-import { SealedBoxError, type SealedBox } from "./sealed-box.js";
+import { SealedBoxError, type SealedBox } from "@herald/runtime";
 import { signingKeySealContext } from "./signing-keys.js";
 
 /** A table with a sealed blob and the master-key version beside it. */

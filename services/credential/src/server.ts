@@ -31,9 +31,9 @@ import { OAuthClientStore } from "./oauth-clients.js";
 import { OAuthModelStore } from "./oauth-models.js";
 import { OutboxPublisher } from "./outbox-publisher.js";
 import { ReencryptionJob, SEALED_TABLES } from "./reencryption-job.js";
-import type { SealedBox } from "./sealed-box.js";
+import type { SealedBox } from "@herald/runtime";
 import { SigningKeyStore } from "./signing-keys.js";
-import { PostgresCredentialStore } from "./store.js";
+import { PostgresCredentialStore } from "./credential-store.js";
 
 export interface CredentialApp {
   port: number;

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, type JsonWebKey } from "node:crypto";
 import { inTransaction, type Logger, type Pool, type PoolClient } from "@herald/runtime";
-import { SealedBoxError, type SealedBox } from "./sealed-box.js";
+import { SealedBoxError, type SealedBox } from "@herald/runtime";
 
 export interface SigningKey {
   kid: string;

@@ -6,6 +6,7 @@ import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import type { Config } from "../src/config.js";
 import { start, type CredentialApp } from "../src/server.js";
+import { LogCapture } from "../../../test/support/log-capture.js";
 
 /** A config of its own for one test file: fresh schema, NATS namespace and master key. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -23,17 +24,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     defaultRateLimit: 1000,
     ...overrides,
   };
-}
-
-/** Every log line the service wrote, kept in memory so tests can search it for secrets. */
-export class LogCapture {
-  readonly lines: string[] = [];
-  write(line: string): void {
-    this.lines.push(line);
-  }
-  text(): string {
-    return this.lines.join("");
-  }
 }
 
 export interface Running {

@@ -3,7 +3,8 @@ import { Role } from "@herald/proto/identity";
 import { ConfigError } from "@herald/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Config } from "../src/config.js";
-import { LogCapture, rawPool } from "./harness.js";
+import { LogCapture } from "../../../test/support/log-capture.js";
+import { rawPool } from "./harness.js";
 import {
   adminConfig,
   cleanUp,

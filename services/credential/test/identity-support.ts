@@ -3,7 +3,8 @@ import { ConnectError } from "@connectrpc/connect";
 import { IdentityService } from "@herald/proto/identity";
 import { createRpcClient } from "@herald/runtime";
 import type { Config } from "../src/config.js";
-import { cleanUp, type LogCapture, startService, testConfig } from "./harness.js";
+import type { LogCapture } from "../../../test/support/log-capture.js";
+import { cleanUp, startService, testConfig } from "./harness.js";
 
 /** The credential service with an IdentityService client beside the CredentialService one. */
 export async function startIdentity(config: Config, logs?: LogCapture) {

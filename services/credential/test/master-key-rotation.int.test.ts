@@ -8,8 +8,10 @@ import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../../../test/su
 import { generateSecret } from "../src/api-key-secret.js";
 import type { Config } from "../src/config.js";
 import { ReencryptionJob } from "../src/reencryption-job.js";
-import { SealedBox } from "../src/sealed-box.js";
-import { LogCapture, rawPool } from "./harness.js";
+import { SealedBox } from "@herald/runtime";
+import { LogCapture } from "../../../test/support/log-capture.js";
+import { waitForValue } from "../../../test/support/wait.js";
+import { rawPool } from "./harness.js";
 import { cleanUp, type RunningIdentity, startIdentity, testConfig } from "./identity-support.js";
 
 // Rotating HERALD_MASTER_KEY without downtime: data sealed under key v1, the service
@@ -52,15 +54,8 @@ async function gauge(svc: RunningIdentity, name: string): Promise<Record<string,
   return out;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> =>
+  waitForValue(what, read, done, { timeoutMs: ms });
 
 const versionsOf = async (pool: Pool) =>
   (

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../../../test/support/credential-fixtures.js";
 import { displayPrefix, generateSecret } from "../src/api-key-secret.js";
 import type { Config } from "../src/config.js";
+import { waitUntil } from "../../../test/support/wait.js";
 import { rawPool } from "./harness.js";
 import { cleanUp, type RunningIdentity, startIdentity, testConfig } from "./identity-support.js";
 
@@ -199,15 +200,16 @@ describe("secrets at rest", () => {
     svc = await startIdentity(rotated);
     const pool = rawPool(config);
     try {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const { rows } = await pool.query<{ n: string }>(
-          "SELECT (SELECT count(*) FROM platform_configs WHERE key_version <> 2) + (SELECT count(*) FROM signing_keys WHERE key_version <> 2) AS n",
-        );
-        if (Number(rows[0]!.n) === 0) break;
-        if (Date.now() > deadline) throw new Error("rows still sealed under v1");
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitUntil(
+        "every row sealed under v2",
+        async () => {
+          const { rows } = await pool.query<{ n: string }>(
+            "SELECT (SELECT count(*) FROM platform_configs WHERE key_version <> 2) + (SELECT count(*) FROM signing_keys WHERE key_version <> 2) AS n",
+          );
+          return Number(rows[0]!.n) === 0;
+        },
+        20_000,
+      );
     } finally {
       await pool.end();
     }

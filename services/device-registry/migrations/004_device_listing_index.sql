@@ -1,4 +1,4 @@
--- Device listing with filters (src/device-list.ts, src/store.ts): the listing index also
+-- Device listing with filters (src/device-list.ts, src/device-store.ts): the listing index also
 -- carries the filterable columns, so a filtered page is an index-only walk in listing
 -- order (the page's rows are then read by id) and a filtered count an index-only scan of
 -- the app. With the former (app_id, created_at, id) index, a rare filter (invalid,

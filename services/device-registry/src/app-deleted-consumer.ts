@@ -7,7 +7,7 @@ import { isUuid } from "./ids.js";
 import type { AndroidChannelStore } from "./android-channel-store.js";
 import type { InAppMessageStore } from "./in-app-message-store.js";
 import type { SegmentStore } from "./segment-store.js";
-import type { DeviceStore } from "./store.js";
+import type { DeviceStore } from "./device-store.js";
 
 /** Rows per DELETE: short statements keep locks and WAL bursts small for 1M-device apps. */
 export const DELETE_BATCH = 5_000;

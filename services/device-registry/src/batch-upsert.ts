@@ -1,5 +1,5 @@
 import { tokenHash } from "./push-token.js";
-import type { DeviceChanges, Registration } from "./store.js";
+import type { DeviceChanges, Registration } from "./device-store.js";
 
 // The batch upserts of registerMany() and importDevices(): one INSERT … ON CONFLICT DO
 // UPDATE per call and per shape (which optional fields the registrations set), prepared.

@@ -5,7 +5,7 @@ import { DeviceInvalidatedSchema } from "@herald/proto/delivery";
 import { RETRY_DELAY_MS, startEventsConsumer, type EventsConsumer } from "./events-consumer.js";
 import { toInvalidation } from "./invalidation.js";
 import type { DeviceRegistryMetrics } from "./metrics.js";
-import type { DeviceStore, Invalidation } from "./store.js";
+import type { DeviceStore, Invalidation } from "./device-store.js";
 
 /** Messages per UPDATE: one statement marks a whole burst of dead tokens. */
 export const INVALIDATION_BATCH = 500;

@@ -1,6 +1,6 @@
 import { invalidArgument } from "@herald/runtime";
 import type { ListDevicesRequest } from "@herald/proto/device";
-import { checkExternalId, languageCode } from "./device-fields.js";
+import { checkExternalId, languageCode } from "./device-checks.js";
 import { platformName } from "./platform.js";
 import type { DevicePlatform } from "./push-token.js";
 

@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { toTimestamp } from "@herald/runtime";
 import type { AudienceDeviceSchema, DeviceSchema } from "@herald/proto/device";
 import { platformEnum } from "./platform.js";
-import type { AudienceRow, DeviceRow } from "./store.js";
+import type { AudienceRow, DeviceRow } from "./device-store.js";
 
 export function toDevice(row: DeviceRow): MessageInitShape<typeof DeviceSchema> {
   return {

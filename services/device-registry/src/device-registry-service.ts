@@ -34,7 +34,7 @@ import {
   normaliseLanguage,
   normaliseTags,
   normaliseTimezone,
-} from "./device-fields.js";
+} from "./device-checks.js";
 import { deviceListFilter } from "./device-list.js";
 import { isUuid, requireAppId } from "./ids.js";
 import { toInvalidation } from "./invalidation.js";
@@ -44,7 +44,7 @@ import { platformName } from "./platform.js";
 import { canonicalPushToken } from "./push-token.js";
 import type { SegmentStore } from "./segment-store.js";
 import { Segments } from "./segments.js";
-import type { DeviceChanges, DeviceRow, DeviceStore, ImportWrite, Invalidation, Registration } from "./store.js";
+import type { DeviceChanges, DeviceRow, DeviceStore, ImportWrite, Invalidation, Registration } from "./device-store.js";
 
 const DEFAULT_AUDIENCE_PAGE = 1_000;
 const MAX_AUDIENCE_PAGE = 5_000;

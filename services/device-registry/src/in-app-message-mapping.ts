@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { DeviceInAppMessageSchema, InAppAudienceSchema, InAppMessageSchema } from "@herald/proto/in_app_message";
 import { toTimestamp } from "@herald/runtime";
-import { FALLBACK_LANGUAGE } from "./in-app-message-fields.js";
+import { FALLBACK_LANGUAGE } from "./in-app-message-checks.js";
 import type { DeviceCandidateRow, InAppMessageRow } from "./in-app-message-store.js";
 
 export function toInAppMessage(row: InAppMessageRow): MessageInitShape<typeof InAppMessageSchema> {

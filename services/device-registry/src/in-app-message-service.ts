@@ -18,7 +18,7 @@ import {
   requireFallback,
   requireWindow,
   type InAppAudienceTarget,
-} from "./in-app-message-fields.js";
+} from "./in-app-message-checks.js";
 import { toDeviceMessage, toInAppMessage } from "./in-app-message-mapping.js";
 import type {
   DeviceCandidateRow,
@@ -29,7 +29,7 @@ import type {
 } from "./in-app-message-store.js";
 import { pageInfo, pageOf } from "./paging.js";
 import { fromStoredRule, type SegmentStore } from "./segment-store.js";
-import type { DeviceStore } from "./store.js";
+import type { DeviceStore } from "./device-store.js";
 
 const EVENTS: Partial<Record<InAppEventType, InAppEvent>> = {
   [InAppEventType.IMPRESSION]: "impression",

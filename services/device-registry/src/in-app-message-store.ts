@@ -1,6 +1,6 @@
 import type { Pool } from "@herald/runtime";
 import { deviceRuleMatchQuery, type SegmentCriteria } from "./audience-query.js";
-import type { InAppAudienceTarget, InAppContentsMap, InAppFields } from "./in-app-message-fields.js";
+import type { InAppAudienceTarget, InAppContentsMap, InAppFields } from "./in-app-message-checks.js";
 import type { StoredRule } from "./segment-store.js";
 
 type AudienceKind = InAppAudienceTarget["kind"];

@@ -1,7 +1,7 @@
 import { fromTimestamp } from "@herald/runtime";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { isUuid } from "./ids.js";
-import type { Invalidation } from "./store.js";
+import type { Invalidation } from "./device-store.js";
 
 const MAX_REASON_LENGTH = 200;
 /** Postgres timestamptz cannot hold every Date; no provider observes before 1970 or after 9999. */

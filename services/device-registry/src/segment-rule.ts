@@ -10,7 +10,7 @@ import {
   MAX_TAG_LENGTH,
   MAX_TAGS,
   timezoneName,
-} from "./device-fields.js";
+} from "./device-checks.js";
 import { platformName } from "./platform.js";
 
 /** Raw entries per list, checked first, so that a huge list is refused before any work. */

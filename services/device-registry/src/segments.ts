@@ -12,7 +12,7 @@ import { pageInfo, pageOf } from "./paging.js";
 import { toSegment } from "./segment-mapping.js";
 import { segmentName, storedSegmentRule } from "./segment-rule.js";
 import type { SegmentRow, SegmentStore, SegmentWrite } from "./segment-store.js";
-import type { DeviceStore } from "./store.js";
+import type { DeviceStore } from "./device-store.js";
 
 /**
  * The segment RPCs: named, stored rules of an app. Create and Get count the targetable

@@ -28,7 +28,7 @@ import { InAppMessageServiceImpl } from "./in-app-message-service.js";
 import { PgInAppMessageStore } from "./in-app-message-store.js";
 import { createDeviceRegistryMetrics } from "./metrics.js";
 import { PgSegmentStore } from "./segment-store.js";
-import { PgDeviceStore } from "./store.js";
+import { PgDeviceStore } from "./device-store.js";
 
 const MIGRATIONS = path.join(packageDir("@herald/device-registry"), "migrations");
 

@@ -116,11 +116,13 @@ describe("app.deleted", () => {
     // The consumer's statements fail while the table is away; the message is nak'ed, not lost.
     await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
     try {
+      const mark = r.logs.lines.length;
       const ack = await jetstream(nc).publish(r.names.appDeleted, appDeleted(appId));
       await waitFor(
         async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq,
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Delivered is not yet failed: the consumer logs the failure just before it naks.
+      await waitFor(async () => r.logs.since(mark).includes("removing devices of deleted app failed"));
     } finally {
       await r.pool.query("ALTER TABLE devices_away RENAME TO devices");
     }

@@ -126,11 +126,13 @@ describe("device.invalidated", () => {
     // The statement fails while the table is away; the message is nak'ed, not lost.
     await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
     try {
+      const mark = r.logs.lines.length;
       const ack = await jetstream(nc).publish(r.names.deviceInvalidated, event(device.id, new Date()));
       await waitFor(
         async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq,
       );
-      await sleep(300);
+      // Delivered is not yet failed: the consumer logs the failure just before it naks.
+      await waitFor(async () => r.logs.since(mark).includes("applying device.invalidated batch failed"));
     } finally {
       await r.pool.query("ALTER TABLE devices_away RENAME TO devices");
     }

@@ -1,8 +1,10 @@
 import { inject } from "vitest";
 import { createLogger, createPool, createRpcClient, readEnv, streamNames, type Pool } from "@herald/runtime";
 import { DeviceRegistryService } from "@herald/proto/device";
+import { LogCapture } from "../../../test/support/log-capture.js";
 import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
+import { waitUntil } from "../../../test/support/wait.js";
 import { configSpec, type Config } from "../src/config.js";
 import { start } from "../src/server.js";
 
@@ -23,7 +25,9 @@ export async function startRegistry(env: Record<string, string> = {}) {
     ADMIN_PORT: "0",
     ...env,
   });
-  const log = createLogger("device-registry", process.env.TEST_LOG_LEVEL ?? "silent");
+  // Errors at least are kept (a test waits for a failure to be logged); TEST_LOG_LEVEL shows them too.
+  const logs = new LogCapture(process.env.TEST_LOG_LEVEL !== undefined);
+  const log = createLogger("device-registry", process.env.TEST_LOG_LEVEL ?? "error", logs);
   const app = await start(config, { log });
   const rpc = createRpcClient(DeviceRegistryService, `http://127.0.0.1:${app.port}`, { timeoutMs: 30_000 });
   const pool: Pool = createPool({ url: infra.databaseUrl, schema });
@@ -34,6 +38,7 @@ export async function startRegistry(env: Record<string, string> = {}) {
     pool,
     schema,
     names,
+    logs,
     natsUrl: infra.natsUrl,
     async stop() {
       rpc.close();
@@ -48,10 +53,5 @@ export async function startRegistry(env: Record<string, string> = {}) {
 export type Registry = Awaited<ReturnType<typeof startRegistry>>;
 
 /** Polls until the check holds: consumers work asynchronously. */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export const waitFor = (check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> =>
+  waitUntil("a device-registry condition", check, timeoutMs);

@@ -9,7 +9,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apnsToken } from "../../../test/support/device-tokens.js";
-import { IN_APP_LIMITS } from "../src/in-app-message-fields.js";
+import { IN_APP_LIMITS } from "../src/in-app-message-checks.js";
 import { startRegistry, waitFor, type Registry } from "./harness.js";
 
 type Settings = MessageInitShape<typeof InAppMessageSettingsSchema>;

@@ -5,7 +5,7 @@ import type { RegisterDeviceResult } from "@herald/proto/device";
 import { createPool } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { tokenHash } from "../src/push-token.js";
-import { PgDeviceStore } from "../src/store.js";
+import { PgDeviceStore } from "../src/device-store.js";
 import { startRegistry, type Registry } from "./harness.js";
 
 // RegisterDevices: many registrations in one statement, each exactly as RegisterDevice.

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { FcmDelivery } from "../src/recorder.js";
 import { connectH2, type H2Answer, type H2Outcome, type H2Session } from "./h2-client.js";
 import { rawRequest, startSim, type RawResponse, type SimFixture } from "./sim-fixture.js";
+import { waitUntil } from "../../../test/support/wait.js";
 
 const PROJECT = "herald-fcm-test";
 const OTHER_PROJECT = "herald-other-project";
@@ -303,9 +304,12 @@ describe("access tokens on send", () => {
         key: createPrivateKey(json.private_key),
         kid: json.private_key_id,
       });
+      // Issued before this instant, so expired (ttl 1 s, the least) one second after it.
+      const expiresBy = Date.now() + 1_000;
       const [token] = await short.admin.createFcmDevices(PROJECT);
       expect(outcome(await send(accessToken, notification(token!), PROJECT, session))).toBe("200");
-      await new Promise((r) => setTimeout(r, 1_100));
+      // A TTL wait remains: the sim's clock is not injectable through start().
+      await waitUntil("the access token to expire", () => Date.now() > expiresBy, 2_000, 20);
       expect(outcome(await send(accessToken, notification(token!), PROJECT, session))).toBe(
         "401 UNAUTHENTICATED ACCESS_TOKEN_EXPIRED",
       );

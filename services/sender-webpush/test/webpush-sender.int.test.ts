@@ -30,6 +30,7 @@ import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
 import { uniqueName } from "../../../test/support/unique.js";
 import { loadConfig } from "../src/config.js";
 import { start } from "../src/server.js";
+import { waitUntil } from "../../../test/support/wait.js";
 
 // The web push sender end to end below the gateway: real credential service, real
 // JetStream, the strict simulator as push service, RFC 8291 payloads decrypted there.
@@ -351,7 +352,16 @@ describe("web push sender", () => {
     const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
     const first = await start(senderConfig({ SENDER_MAX_IN_FLIGHT: "2", SENDER_DRAIN_MS: "100" }), { log });
     const campaignId = await publishBatch(targets);
-    await new Promise((r) => setTimeout(r, 800));
+    // Mid-batch: the first deliveries have landed while most of the 30 are still to go.
+    await waitUntil(
+      "the first deliveries",
+      async () => {
+        const counts = await admin.deliveryCount("webpush");
+        return subs.filter((s) => (counts.by_target[s.id] ?? 0) > 0).length >= 2;
+      },
+      10_000,
+      50,
+    );
     await first.close();
     await admin.clearFaults("webpush");
     const second = await start(senderConfig(), { log });

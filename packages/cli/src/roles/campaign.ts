@@ -1,6 +1,6 @@
 // The campaign role and the runtime that runs it, one module: the production build bundles
 // each role's module into a file of its own (scripts/bundle.mjs).
 import { runService } from "@herald/runtime";
-import { role } from "@herald/campaign/role";
+import { serviceRole } from "@herald/campaign/service-role";
 
-export const start = (opts: { onStop: () => Promise<void> }) => runService(role, opts);
+export const start = (opts: { onStop: () => Promise<void> }) => runService(serviceRole, opts);

@@ -6,7 +6,7 @@ import {
   normaliseLanguage,
   normaliseTags,
   normaliseTimezone,
-} from "./device-fields.js";
+} from "./device-checks.js";
 import { ISO_639_1 } from "@herald/runtime";
 
 describe("language", () => {

@@ -3,7 +3,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { InAppMessageSettingsSchema } from "@herald/proto/in_app_message";
 import { toTimestamp } from "@herald/runtime";
 import { describe, expect, it } from "vitest";
-import { IN_APP_LIMITS, inAppFields, requireFallback, requireWindow } from "./in-app-message-fields.js";
+import { IN_APP_LIMITS, inAppFields, requireFallback, requireWindow } from "./in-app-message-checks.js";
 
 const settings = (init: MessageInitShape<typeof InAppMessageSettingsSchema>) =>
   create(InAppMessageSettingsSchema, init);

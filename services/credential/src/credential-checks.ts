@@ -3,7 +3,7 @@ import { ApiKeyKind, KeyScope } from "@herald/proto/credential";
 import { invalidArgument, isUuid, pageOf } from "@herald/runtime";
 import type { ApiKeyKindName } from "./api-key-secret.js";
 import { BUNDLE_ID, type PlatformName } from "./platform-credentials.js";
-import type { KeyScopeName, PageQuery } from "./store.js";
+import type { KeyScopeName, PageQuery } from "./credential-store.js";
 
 /**
  * Checks of request fields, shared by the RPC handlers. Each returns the normalised

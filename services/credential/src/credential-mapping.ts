@@ -10,8 +10,8 @@ import {
 } from "@herald/proto/credential";
 import { toTimestamp } from "@herald/runtime";
 import type { ApnsPublicData, FcmPublicData, VapidPublicData } from "./platform-credentials.js";
-import { PLATFORM_ENUMS } from "./request-checks.js";
-import type { ApiKeyRecord, AppRecord, PlatformConfigRecord } from "./store.js";
+import { PLATFORM_ENUMS } from "./credential-checks.js";
+import type { ApiKeyRecord, AppRecord, PlatformConfigRecord } from "./credential-store.js";
 
 /** Records to response messages. */
 

@@ -1,7 +1,7 @@
 import type { InAppAudience, InAppContents, InAppMessageSettings, InAppTime } from "@herald/proto/in_app_message";
 import { failedPrecondition, fromTimestamp, invalidArgument, ISO_639_1 } from "@herald/runtime";
 import { MAX_EXTERNAL_IDS } from "./audience-filter.js";
-import { hasControlCharacter, MAX_EXTERNAL_ID_LENGTH } from "./device-fields.js";
+import { hasControlCharacter, MAX_EXTERNAL_ID_LENGTH } from "./device-checks.js";
 import { isUuid } from "./ids.js";
 
 /**
@@ -98,7 +98,7 @@ function name(value: string): string {
   return value;
 }
 
-/** The key rules of a send's contents (services/campaign/src/request-checks.ts), with the in-app lengths. */
+/** The key rules of a send's contents (services/campaign/src/campaign-checks.ts), with the in-app lengths. */
 function contents(value: InAppContents): InAppContentsMap {
   const entries = Object.entries(value.entries);
   if (entries.length < 1 || entries.length > IN_APP_LIMITS.languages) {

@@ -2,9 +2,9 @@ import { readEnv, type ServiceRole } from "@herald/runtime";
 import { configSpec, type Config } from "./config.js";
 import { start } from "./server.js";
 
-/** The gateway role, as the `herald` command starts it. */
-export const role: ServiceRole<Config> = {
-  name: "gateway",
+/** The device-registry role, as the `herald` command starts it. */
+export const serviceRole: ServiceRole<Config> = {
+  name: "device-registry",
   readConfig: (env) => readEnv(configSpec, env),
   start,
 };

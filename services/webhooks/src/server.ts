@@ -1,0 +1,103 @@
+import path from "node:path";
+import {
+  allReady,
+  Closers,
+  connectNats,
+  createMetricsRegistry,
+  createPool,
+  type Logger,
+  migrate,
+  natsReady,
+  packageDir,
+  postgresReady,
+  type Resolver,
+  sealedBoxOf,
+  startAdminServer,
+  startRpcServer,
+  streamNames,
+} from "@herald/runtime";
+import { WebhookService } from "@herald/proto/webhook";
+import type { Config } from "./config.js";
+import { DeliveryLoop } from "./delivery-loop.js";
+import { startEventConsumer } from "./event-consumer.js";
+import { HttpSender } from "./http-sender.js";
+import { createWebhookMetrics } from "./metrics.js";
+import { publishWebhookEvent } from "./publish.js";
+import { WebhookServiceImpl } from "./webhook-service.js";
+import { PgWebhookStore } from "./webhook-store.js";
+
+const MIGRATIONS = path.join(packageDir("@herald/webhooks"), "migrations");
+
+export interface WebhooksApp {
+  port: number;
+  adminPort: number;
+  close(): Promise<void>;
+}
+
+/** Wires the endpoints API and the dispatcher; the same start() runs in production, dev mode and tests. */
+export async function start(
+  config: Config,
+  deps: { log: Logger /** Tests: a resolver instead of DNS, for URL checks and connections. */; resolve?: Resolver },
+): Promise<WebhooksApp> {
+  const { log } = deps;
+  const closers = new Closers();
+  const close = () => closers.close();
+  try {
+    const box = sealedBoxOf(config);
+    const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
+    closers.add(() => pool.end());
+    await migrate(pool, config.schema, MIGRATIONS, log);
+    const nc = await connectNats(config.natsUrl, "webhooks", log);
+    closers.add(() => nc.drain());
+    const names = streamNames(config.natsNamespace);
+    const store = new PgWebhookStore(pool);
+    const registry = createMetricsRegistry("webhooks");
+    const metrics = createWebhookMetrics(registry, () => store.backlog());
+
+    const sender = new HttpSender({
+      allowPrivate: config.allowPrivate,
+      timeoutMs: config.timeoutMs,
+      resolve: deps.resolve,
+    });
+    closers.add(() => sender.close());
+    const loop = new DeliveryLoop({
+      store,
+      sender,
+      box,
+      metrics,
+      log,
+      concurrency: config.concurrency,
+      pollMs: config.pollMs,
+      timeoutMs: config.timeoutMs,
+      retryScheduleMs: config.retryScheduleMs,
+      disableAfterMs: config.disableAfterMs,
+    });
+    closers.add(() => loop.stop());
+    const consumer = await startEventConsumer({ nc, names, store, metrics, log, onRecorded: () => loop.poke() });
+    closers.add(() => consumer.stop());
+
+    const service = new WebhookServiceImpl({
+      store,
+      box,
+      allowPrivate: config.allowPrivate,
+      resolve: deps.resolve,
+      publish: (event) => publishWebhookEvent(nc, names, event),
+    });
+    const rpc = await startRpcServer({
+      routes: (router) => router.service(WebhookService, service),
+      port: config.port,
+      log,
+    });
+    closers.add(() => rpc.close());
+    const admin = await startAdminServer({
+      port: config.adminPort,
+      registry,
+      ready: allReady(postgresReady(pool), natsReady(nc)),
+    });
+    closers.add(() => admin.close());
+    return { port: rpc.port, adminPort: admin.port, close };
+  } catch (err) {
+    await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));
+    throw err;
+  }
+}
