@@ -1,4 +1,9 @@
 import { RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/transport-node";
+
+// Durations are written in milliseconds and converted by nanos(), as in consumer.ts.
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
  * JetStream names, in one place. A namespace (env NATS_NAMESPACE, empty by default)
@@ -59,8 +64,8 @@ export function eventsStreamConfig(names: StreamNames): Partial<StreamConfig> & 
     subjects: [names.appDeleted, names.legacyAppDeleted, names.deviceInvalidated],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
-    max_age: 7 * 24 * 3600 * 1e9,
-    duplicate_window: 2 * 60 * 1e9,
+    max_age: nanos(7 * DAY_MS),
+    duplicate_window: nanos(2 * MINUTE_MS),
   };
 }
 
@@ -72,7 +77,7 @@ export function deliveryStreamConfig(names: StreamNames): Partial<StreamConfig> 
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     // Fan-out re-publishes after a crash under the same Nats-Msg-Id; keep ids long enough.
-    duplicate_window: 15 * 60 * 1e9,
+    duplicate_window: nanos(15 * MINUTE_MS),
   };
 }
 
@@ -82,7 +87,7 @@ export function outcomesStreamConfig(names: StreamNames): Partial<StreamConfig> 
     subjects: [names.outcomesWildcard],
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
-    duplicate_window: 15 * 60 * 1e9,
+    duplicate_window: nanos(15 * MINUTE_MS),
   };
 }
 
@@ -97,7 +102,7 @@ export function webhooksStreamConfig(names: StreamNames): Partial<StreamConfig> 
     subjects: [names.webhookEvents],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
-    max_age: 7 * 24 * 3600 * 1e9,
-    duplicate_window: 3600 * 1e9,
+    max_age: nanos(7 * DAY_MS),
+    duplicate_window: nanos(60 * MINUTE_MS),
   };
 }
