@@ -82,6 +82,7 @@ describe("startPullConsumer", () => {
     const s = spec("drain", "drain");
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
+    const order: string[] = [];
     let started!: () => void;
     const running = new Promise<void>((r) => (started = r));
     const consumer = await startPullConsumer(nc, s, {
@@ -91,17 +92,17 @@ describe("startPullConsumer", () => {
         started();
         await released;
         await m.ackAck();
+        order.push("acked");
       },
     });
     await jetstream(nc).publish(s.filterSubject, "slow");
     await running;
-    let stopped = false;
-    const stopping = consumer.stop().then(() => (stopped = true));
-    // A bounded wait remains: stop() not resolving has no event; the handler is still held.
-    await new Promise((r) => setTimeout(r, 200));
-    expect(stopped).toBe(false);
+    // The handler is released as soon as stop() is called; stop() must still resolve only
+    // after the handler has acked (a stop that did not await it resolves first).
+    const stopping = consumer.stop().then(() => order.push("stopped"));
     release();
     await stopping;
+    expect(order).toEqual(["acked", "stopped"]);
     const info = await jsm.consumers.info(stream, s.durable);
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);

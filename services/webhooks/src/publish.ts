@@ -23,5 +23,6 @@ export async function publishWebhookEvent(nc: NatsConnection, names: StreamNames
     dataJson: JSON.stringify(e.data),
     endpointId: e.endpointId,
   });
-  await jetstream(nc).publish(names.webhookEvents, toBinary(WebhookEventSchema, msg), { msgID: e.id });
+  // The ack says `duplicate` when the stream already has this event id.
+  return jetstream(nc).publish(names.webhookEvents, toBinary(WebhookEventSchema, msg), { msgID: e.id });
 }

@@ -81,7 +81,7 @@ export async function start(
       box,
       allowPrivate: config.allowPrivate,
       resolve: deps.resolve,
-      publish: (event) => publishWebhookEvent(nc, names, event),
+      publish: async (event) => void (await publishWebhookEvent(nc, names, event)),
     });
     const rpc = await startRpcServer({
       routes: (router) => router.service(WebhookService, service),

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WEBHOOK_EVENTS_DURABLE } from "../src/event-consumer.js";
 import { publishWebhookEvent } from "../src/publish.js";
 import { type Received, startReceiver, startWebhooks, waitFor } from "./harness.js";
 
@@ -32,15 +34,18 @@ describe("webhooks service", () => {
     await svc?.stop();
   });
 
-  const publish = async (type: string, data: Record<string, unknown>, id = `evt_${randomUUID()}`) => {
+  /** Publishes an event; answers its id and whether JetStream dropped it as a duplicate. */
+  const publishEvent = async (type: string, data: Record<string, unknown>, id = `evt_${randomUUID()}`) => {
     const nc = await connect({ servers: svc.natsUrl });
     try {
-      await publishWebhookEvent(nc, svc.names, { id, type, appId, timestamp: new Date(), data });
+      const ack = await publishWebhookEvent(nc, svc.names, { id, type, appId, timestamp: new Date(), data });
+      return { id, duplicate: ack.duplicate };
     } finally {
       await nc.close();
     }
-    return id;
   };
+  const publish = async (type: string, data: Record<string, unknown>, id?: string) =>
+    (await publishEvent(type, data, id)).id;
 
   it("creates, lists, updates and deletes endpoints; the secret is answered on create only", async () => {
     const created = await svc.client.createWebhook({
@@ -117,10 +122,17 @@ describe("webhooks service", () => {
       });
       await publish("campaign.started", { campaign_id: "c1" });
       const id = await publish("campaign.completed", { campaign_id: "c1", sent: 3 });
-      // The same id again: JetStream drops it, the store would too.
-      await publish("campaign.completed", { campaign_id: "c1", sent: 3 }, id);
+      // The same id again: JetStream drops it, so nothing reaches the dispatcher twice.
+      expect((await publishEvent("campaign.completed", { campaign_id: "c1", sent: 3 }, id)).duplicate).toBe(true);
       await waitFor("the delivery", () => rx.received.length >= 1);
-      await new Promise((r) => setTimeout(r, 300));
+      // Every event published is recorded (with its deliveries) before its ack: once the
+      // dispatcher's consumer has nothing pending, the endpoint's deliveries are all known.
+      const jsm = await jetstreamManager(await connect({ servers: svc.natsUrl }));
+      await waitFor("the events recorded", async () => {
+        const info = await jsm.consumers.info(svc.names.webhooksStream, svc.names.consumer(WEBHOOK_EVENTS_DURABLE));
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      });
+      expect((await svc.client.listWebhookAttempts({ appId, id: webhook!.id })).attempts).toHaveLength(1);
       expect(rx.received).toHaveLength(1);
       expect(verify(secret, rx.received[0]!)).toMatchObject({ type: "campaign.completed", data: { sent: 3 } });
       await svc.client.deleteWebhook({ appId, id: webhook!.id });
