@@ -86,6 +86,8 @@ interface Run {
   /** The same for their PSS (shared pages counted once); memory row only. */
   togetherPssMb?: number;
   spanBytes: number;
+  /** Scale rows: the campaign's receipts exported as CSV through the gateway, after completion. */
+  export?: { seconds: number; rows: number; megabytes: number; gatewayPeakRssMb: number };
 }
 
 export interface Sink {
@@ -354,7 +356,7 @@ export async function e2e(ctx: E2eContext): Promise<void> {
             apps.set(audience, appId);
           }
           const receiver = sim ? sim.receiver : sinkReceiver(sink);
-          const run = await runCampaign(stack, api, appId, receiver, ctx.otlp, variant, round);
+          const run = await runCampaign(stack, api, appId, receiver, ctx.otlp, variant, round, ctx.apiKey);
           runs.push(run);
           console.log(
             `  round ${round + 1} ${variant.name.padEnd(42)} ${Math.round(run.perSecond)}/s, ` +
@@ -443,6 +445,32 @@ function watchAround(receiver: Receiver) {
   };
 }
 
+/** GET …/deliveries/export?format=csv read to the end: its time, rows, size and the gateway's peak RSS meanwhile. */
+async function exportReceipts(
+  stack: BuiltStack,
+  apiKey: string,
+  campaignId: string,
+  devices: number,
+): Promise<Run["export"]> {
+  const gateway = stack.pids().gateway!;
+  const rss = peakRss({ gateway }, 100);
+  const t0 = Date.now();
+  const res = await fetch(`${stack.gatewayUrl}/v1/campaigns/${campaignId}/deliveries/export?format=csv`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
+  let rows = -1;
+  let bytes = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (const b of chunk) if (b === 10) rows++;
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  if (rows !== devices) throw new Error(`export: ${rows} rows of ${devices}`);
+  const { gateway: peak } = rss.stop();
+  return { seconds, rows, megabytes: bytes / 2 ** 20, gatewayPeakRssMb: peak ?? 0 };
+}
+
 async function runCampaign(
   stack: BuiltStack,
   api: ReturnType<typeof restClient>,
@@ -451,6 +479,7 @@ async function runCampaign(
   otlp: E2eContext["otlp"],
   variant: Variant,
   round: number,
+  apiKey: string,
 ): Promise<Run> {
   await receiver.reset();
   const pids = stack.pids();
@@ -499,7 +528,10 @@ async function runCampaign(
   if (variant.name.includes("100 %")) await new Promise((r) => setTimeout(r, 6_000));
   const cpu = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid) - cpu0[n]!]));
   const total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  const exported =
+    variant.part === "scale" ? await exportReceipts(stack, apiKey, res.body.id, variant.devices) : undefined;
   return {
+    ...(exported ? { export: exported } : {}),
     ...watch.stop(variant.devices),
     part: variant.part,
     variant: variant.name,
@@ -614,6 +646,15 @@ function report(chosen: Variant[], runs: Run[]) {
         `campaign service peak RSS × ${((large.peakRssMb.campaign ?? 0) / (small.peakRssMb.campaign ?? 1)).toFixed(2)} ` +
         "(targets ≤ 1.3), " +
         `${LARGE.toLocaleString("en")} devices in ${large.seconds.toFixed(0)} s (target ≤ 120 s).`,
+    );
+  }
+  for (const r of runs.filter((x) => x.export)) {
+    const e = r.export!;
+    lines.push(
+      "",
+      `Receipts of the ${r.variant} campaign (round ${r.round + 1}) exported as CSV through the gateway: ` +
+        `${e.rows.toLocaleString("en")} rows, ${e.megabytes.toFixed(1)} MB in ${e.seconds.toFixed(1)} s ` +
+        `(target for 1,000,000: ≤ 30 s), gateway peak RSS ${Math.round(e.gatewayPeakRssMb)} MB.`,
     );
   }
   const peer = rows.find((r) => r.variant.startsWith("@parse/node-apn"));

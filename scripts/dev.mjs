@@ -8,6 +8,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureConsoleBuilt } from "./console-build.mjs";
+import { ensureDatabase } from "./database.mjs";
 import { ensureInfra } from "./infra.mjs";
 import { ensurePinnedNode } from "./pinned-node.mjs";
 import { loadDevEnv } from "./dev-env.mjs";
@@ -23,21 +24,6 @@ function installIfNeeded() {
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync("package-lock.json").mtimeMs) return;
   console.log("installing dependencies (npm ci)…");
   execFileSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
-}
-
-async function ensureDatabase(url) {
-  const { default: pg } = await import("pg");
-  const name = new URL(url).pathname.slice(1);
-  const admin = new URL(url);
-  admin.pathname = "/postgres";
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`);
-  } finally {
-    await client.end();
-  }
 }
 
 function healthy(port, pathname = "/healthz") {

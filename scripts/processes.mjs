@@ -92,10 +92,17 @@ export const nodeFlagsOf = (role) => {
 export const CLI_BUNDLE = "packages/cli/dist/main.js";
 export const CLI_COMPILED = "packages/cli/build/main.js";
 
-/** A Herald role's node arguments: from source (dev mode, tests) and as built (the image, the bench). */
-const role = (name) => ({
+/**
+ * A Herald role's process (see heraldProcesses), its node arguments from source (dev mode,
+ * tests) and as built (the image, the bench).
+ */
+const role = (name, stage, health, env) => ({
+  name,
   args: [...nodeFlagsOf(name), "packages/cli/src/main.ts", name],
   built: [...nodeFlagsOf(name), CLI_BUNDLE, name],
+  stage,
+  health,
+  env,
 });
 
 /**
@@ -116,73 +123,39 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
       health: ports.providerSimAdmin,
       env: { PORT: ports.providerSim, ADMIN_PORT: ports.providerSimAdmin },
     },
-    {
-      name: "credential",
-      ...role("credential"),
-      stage: 0,
-      health: ports.credentialAdmin,
-      env: { PORT: ports.credential, ADMIN_PORT: ports.credentialAdmin },
-    },
-    {
-      name: "device-registry",
-      ...role("device-registry"),
-      stage: 0,
-      health: ports.deviceRegistryAdmin,
-      env: { PORT: ports.deviceRegistry, ADMIN_PORT: ports.deviceRegistryAdmin },
-    },
-    {
-      name: "campaign",
-      ...role("campaign"),
-      stage: 1,
-      health: ports.campaignAdmin,
-      env: { PORT: ports.campaign, ADMIN_PORT: ports.campaignAdmin, DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry) },
-    },
-    {
-      name: "sender-apns",
-      ...role("sender-apns"),
-      stage: 1,
-      health: ports.senderApns,
-      env: { ADMIN_PORT: ports.senderApns, CREDENTIAL_URL: rpc(ports.credential), APNS_URL: providers.APNS_URL },
-    },
-    {
-      name: "sender-fcm",
-      ...role("sender-fcm"),
-      stage: 1,
-      health: ports.senderFcm,
-      env: {
-        ADMIN_PORT: ports.senderFcm,
-        CREDENTIAL_URL: rpc(ports.credential),
-        FCM_URL: providers.FCM_URL,
-        ...(providers.FCM_TOKEN_URL ? { FCM_TOKEN_URL: providers.FCM_TOKEN_URL } : {}),
-      },
-    },
-    {
-      name: "sender-webpush",
-      ...role("sender-webpush"),
-      stage: 1,
-      health: ports.senderWebpush,
-      env: { ADMIN_PORT: ports.senderWebpush, CREDENTIAL_URL: rpc(ports.credential) },
-    },
-    {
-      name: "webhooks",
-      ...role("webhooks"),
-      stage: 1,
-      health: ports.webhooksAdmin,
-      env: { PORT: ports.webhooks, ADMIN_PORT: ports.webhooksAdmin },
-    },
-    {
-      name: "gateway",
-      ...role("gateway"),
-      stage: 2,
-      health: ports.gateway,
-      env: {
-        PORT: ports.gateway,
-        CREDENTIAL_URL: rpc(ports.credential),
-        DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry),
-        CAMPAIGN_URL: rpc(ports.campaign),
-        WEBHOOKS_URL: rpc(ports.webhooks),
-      },
-    },
+    role("credential", 0, ports.credentialAdmin, { PORT: ports.credential, ADMIN_PORT: ports.credentialAdmin }),
+    role("device-registry", 0, ports.deviceRegistryAdmin, {
+      PORT: ports.deviceRegistry,
+      ADMIN_PORT: ports.deviceRegistryAdmin,
+    }),
+    role("campaign", 1, ports.campaignAdmin, {
+      PORT: ports.campaign,
+      ADMIN_PORT: ports.campaignAdmin,
+      DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry),
+    }),
+    role("sender-apns", 1, ports.senderApns, {
+      ADMIN_PORT: ports.senderApns,
+      CREDENTIAL_URL: rpc(ports.credential),
+      APNS_URL: providers.APNS_URL,
+    }),
+    role("sender-fcm", 1, ports.senderFcm, {
+      ADMIN_PORT: ports.senderFcm,
+      CREDENTIAL_URL: rpc(ports.credential),
+      FCM_URL: providers.FCM_URL,
+      ...(providers.FCM_TOKEN_URL ? { FCM_TOKEN_URL: providers.FCM_TOKEN_URL } : {}),
+    }),
+    role("sender-webpush", 1, ports.senderWebpush, {
+      ADMIN_PORT: ports.senderWebpush,
+      CREDENTIAL_URL: rpc(ports.credential),
+    }),
+    role("webhooks", 1, ports.webhooksAdmin, { PORT: ports.webhooks, ADMIN_PORT: ports.webhooksAdmin }),
+    role("gateway", 2, ports.gateway, {
+      PORT: ports.gateway,
+      CREDENTIAL_URL: rpc(ports.credential),
+      DEVICE_REGISTRY_URL: rpc(ports.deviceRegistry),
+      CAMPAIGN_URL: rpc(ports.campaign),
+      WEBHOOKS_URL: rpc(ports.webhooks),
+    }),
   ].map((p) => ({
     ...p,
     env: {

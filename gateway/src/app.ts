@@ -47,6 +47,7 @@ import { registerWebhookRoutes } from "./routes/webhooks.js";
 import { registerApiKeyRoutes } from "./routes/api-keys.js";
 import { registerAppRoutes } from "./routes/apps.js";
 import { registerCampaignRoutes } from "./routes/campaigns.js";
+import { registerDeliveryRoutes } from "./routes/deliveries.js";
 import { Registrations } from "./registrations.js";
 import type { RouteDeps } from "./routes/deps.js";
 import { registerDeviceRoutes } from "./routes/devices.js";
@@ -241,6 +242,7 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
       registerDeviceImportRoute(v1, deps);
       registerPushRoutes(v1, deps);
       registerCampaignRoutes(v1, deps);
+      registerDeliveryRoutes(v1, deps);
       registerSegmentRoutes(v1, deps);
       registerAndroidChannelRoutes(v1, deps);
       registerInAppMessageRoutes(v1, deps);

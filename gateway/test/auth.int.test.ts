@@ -7,27 +7,33 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apnsToken } from "../../test/support/device-tokens.js";
 import { uniqueName } from "../../test/support/unique.js";
 import { waitUntil } from "../../test/support/wait.js";
-import {
-  createApp as createAppWith,
-  expectError,
-  startGateway,
-  startGatewayStack,
-  type Backends,
-  type GatewayStack,
-  type TestGateway,
-} from "./harness.js";
+import { createApp as createAppWith, expectError, startGateway, useGatewayStack } from "./harness.js";
 
 // Authentication (API keys and session JWTs), scopes and rate limiting through the
 // gateway, against the real credential and device-registry services.
 const ISSUER = "https://auth.herald.test";
 const AUDIENCE = "herald-admin";
 
-let backends: Backends;
-let gw: TestGateway;
 let jwks: http.Server;
 let signingKey: CryptoKey;
 let orgId: string;
-const key = () => backends.bootstrapKey;
+
+// The JWKS endpoint first: the gateway's config names its port.
+beforeAll(async () => {
+  const pair = await generateKeyPair("ES256");
+  signingKey = pair.privateKey;
+  jwks = await serveJwks({ ...(await exportJWK(pair.publicKey)), kid: "test-key", alg: "ES256", use: "sig" });
+});
+afterAll(async () => {
+  await new Promise((resolve) => jwks?.close(resolve));
+});
+
+const gw = useGatewayStack(() => ({
+  jwtIssuer: ISSUER,
+  jwtJwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`,
+  jwtAudience: AUDIENCE,
+}));
+const key = () => gw.key;
 
 const createApp = () => createAppWith(gw, key());
 
@@ -60,24 +66,8 @@ function sessionToken(
     .sign(opts.key ?? signingKey);
 }
 
-let stack: GatewayStack;
-
 beforeAll(async () => {
-  const pair = await generateKeyPair("ES256");
-  signingKey = pair.privateKey;
-  jwks = await serveJwks({ ...(await exportJWK(pair.publicKey)), kid: "test-key", alg: "ES256", use: "sig" });
-  stack = await startGatewayStack({
-    jwtIssuer: ISSUER,
-    jwtJwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`,
-    jwtAudience: AUDIENCE,
-  });
-  ({ backends, gw } = stack);
   orgId = (await createApp()).org_id;
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await new Promise((resolve) => jwks?.close(resolve));
 });
 
 describe("API keys", () => {
@@ -102,7 +92,7 @@ describe("API keys", () => {
   it("stops accepting a revoked key: at once on this replica, within the cache TTL on others", async () => {
     const app = await createApp();
     const created = await createKey(app.id);
-    const other = await startGateway(backends, { authCacheMs: 300 });
+    const other = await startGateway(gw.backends, { authCacheMs: 300 });
     try {
       expect((await gw.call("GET", `/v1/apps/${app.id}`, created.secret)).status).toBe(200);
       expect((await other.call("GET", `/v1/apps/${app.id}`, created.secret)).status).toBe(200);
@@ -243,7 +233,10 @@ describe("session JWTs", () => {
   });
 
   it("answer 503, not 401, while the key set cannot be fetched", async () => {
-    const unreachable = await startGateway(backends, { jwtIssuer: ISSUER, jwtJwksUrl: "http://127.0.0.1:9/jwks.json" });
+    const unreachable = await startGateway(gw.backends, {
+      jwtIssuer: ISSUER,
+      jwtJwksUrl: "http://127.0.0.1:9/jwks.json",
+    });
     try {
       expectError(
         await unreachable.call("GET", "/v1/apps", await sessionToken({ org_id: orgId })),
@@ -256,7 +249,7 @@ describe("session JWTs", () => {
   });
 
   it("are refused when session tokens are not configured", async () => {
-    const plain = await startGateway(backends);
+    const plain = await startGateway(gw.backends);
     try {
       expectError(await plain.call("GET", "/v1/apps", await sessionToken({ org_id: orgId })), 401, "Unauthorized");
     } finally {
@@ -271,8 +264,8 @@ describe("rate limiting", () => {
     const limited = await createKey(app.id, { rate_limit_per_minute: 5 });
     const prefix = `${uniqueName("gwshared")}:`;
     const replicas = [
-      await startGateway(backends, { redisKeyPrefix: prefix }),
-      await startGateway(backends, { redisKeyPrefix: prefix }),
+      await startGateway(gw.backends, { redisKeyPrefix: prefix }),
+      await startGateway(gw.backends, { redisKeyPrefix: prefix }),
     ];
     try {
       const resets = new Set<string>();
@@ -314,7 +307,7 @@ describe("rate limiting", () => {
       retryStrategy: () => null,
     });
     dead.on("error", () => undefined);
-    const broken = await startGateway(backends, {}, { redis: dead });
+    const broken = await startGateway(gw.backends, {}, { redis: dead });
     try {
       const res = await broken.call("GET", "/v1/apps", key());
       expect(res.status).toBe(200);

@@ -36,6 +36,8 @@ const CLIENT_POLICY: Record<string, "allowed" | "device-proof"> = {
   // The web SDK: the app's public VAPID key, and what its service worker reports.
   "GET /v1/apps/{app_id}/web-push-config": "allowed",
   "POST /v1/devices/{id}/notification-events": "device-proof",
+  // The device's own delivery receipts, like reading the device.
+  "GET /v1/devices/{id}/deliveries": "device-proof",
 };
 
 let backends: Backends;

@@ -1,44 +1,27 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { apnsToken, fcmToken, webSubscription } from "../../test/support/device-tokens.js";
 import {
-  createApp as createAppWith,
+  createApp,
+  expectDeleted,
   expectError,
+  expectLogFreeOf,
   ISO_TIMESTAMP as ISO,
-  startGatewayStack,
-  type Backends,
-  type GatewayStack,
-  type TestGateway,
+  preflight,
+  useGatewayStack,
 } from "./harness.js";
 
 // Devices, the headers every answer carries, and the operational routes, through the
 // gateway's build() against the real credential and device-registry services.
-let backends: Backends;
-let gw: TestGateway;
-let key: string;
+const gw = useGatewayStack();
 const secretsSeen: string[] = [];
-
-const createApp = (platform?: string) => createAppWith(gw, key, platform);
-
-let stack: GatewayStack;
-
-beforeAll(async () => {
-  stack = await startGatewayStack();
-  ({ backends, gw } = stack);
-  key = backends.bootstrapKey;
-  secretsSeen.push(key);
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
 
 describe("devices", () => {
   it("registers, upserts, lists, reads, updates, opts out and in, and deletes", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const token = apnsToken();
     secretsSeen.push(token);
-    const reg = await gw.call("POST", "/v1/devices/register", key, {
+    const registration = {
       app_id: app.id,
       push_token: token,
       platform: "ios",
@@ -47,18 +30,13 @@ describe("devices", () => {
       timezone: "Europe/Berlin",
       app_version: "1.2.3",
       tags: ["beta"],
-    });
+    };
+    const reg = await gw.call("POST", "/v1/devices/register", gw.key, registration);
     expect(reg.status, reg.text).toBe(200);
+    // Every field as given, and nothing else but the id, the state and the timestamps.
     expect(reg.body).toEqual({
+      ...registration,
       id: expect.any(String),
-      app_id: app.id,
-      push_token: token,
-      platform: "ios",
-      external_id: "user-1",
-      language: "de",
-      timezone: "Europe/Berlin",
-      app_version: "1.2.3",
-      tags: ["beta"],
       opted_in: true,
       invalid: false,
       created_at: expect.stringMatching(ISO),
@@ -66,7 +44,7 @@ describe("devices", () => {
     });
     const id = reg.body.id as string;
 
-    const again = await gw.call("POST", "/v1/devices/register", key, {
+    const again = await gw.call("POST", "/v1/devices/register", gw.key, {
       app_id: app.id,
       push_token: token,
       platform: "ios",
@@ -75,7 +53,7 @@ describe("devices", () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id, language: "fr", external_id: "user-1" });
 
-    const bare = await gw.call("POST", "/v1/devices/register", key, {
+    const bare = await gw.call("POST", "/v1/devices/register", gw.key, {
       app_id: app.id,
       push_token: fcmToken(),
       platform: "android",
@@ -85,20 +63,20 @@ describe("devices", () => {
     const sub = webSubscription();
     secretsSeen.push(sub.json);
     expect(
-      (await gw.call("POST", "/v1/devices/register", key, { app_id: app.id, push_token: sub.json, platform: "web" }))
+      (await gw.call("POST", "/v1/devices/register", gw.key, { app_id: app.id, push_token: sub.json, platform: "web" }))
         .status,
     ).toBe(200);
 
-    const page = await gw.call("GET", `/v1/devices?app_id=${app.id}&page=1&per_page=2`, key);
+    const page = await gw.call("GET", `/v1/devices?app_id=${app.id}&page=1&per_page=2`, gw.key);
     expect(page.status).toBe(200);
     expect(page.body).toMatchObject({ page: 1, per_page: 2, total: 3 });
     expect(page.body.data).toHaveLength(2);
-    expect((await gw.call("GET", `/v1/devices?app_id=${app.id}&page=2&per_page=2`, key)).body.data).toHaveLength(1);
-    expect((await gw.call("GET", `/v1/devices?app_id=${app.id}`, key)).body.per_page).toBe(50);
+    expect((await gw.call("GET", `/v1/devices?app_id=${app.id}&page=2&per_page=2`, gw.key)).body.data).toHaveLength(1);
+    expect((await gw.call("GET", `/v1/devices?app_id=${app.id}`, gw.key)).body.per_page).toBe(50);
 
-    expect((await gw.call("GET", `/v1/devices/${id}`, key)).body).toMatchObject({ id, language: "fr" });
+    expect((await gw.call("GET", `/v1/devices/${id}`, gw.key)).body).toMatchObject({ id, language: "fr" });
 
-    const upd = await gw.call("PUT", `/v1/devices/${id}`, key, {
+    const upd = await gw.call("PUT", `/v1/devices/${id}`, gw.key, {
       external_id: "user-2",
       language: "es",
       tags: ["vip"],
@@ -111,31 +89,27 @@ describe("devices", () => {
       timezone: "Europe/Berlin",
       tags: ["vip"],
     });
-    const cleared = await gw.call("PUT", `/v1/devices/${id}`, key, { external_id: null, app_version: "" });
+    const cleared = await gw.call("PUT", `/v1/devices/${id}`, gw.key, { external_id: null, app_version: "" });
     expect(cleared.body).toMatchObject({ external_id: null, app_version: null, language: "es" });
 
     // Opt-out and opt-in need no body; an empty one, {} or none at all are all fine.
-    const out = await gw.call("POST", `/v1/devices/${id}/opt-out`, key);
+    const out = await gw.call("POST", `/v1/devices/${id}/opt-out`, gw.key);
     expect(out.status, out.text).toBe(200);
     expect(out.body.opted_in).toBe(false);
-    expect((await gw.call("GET", `/v1/devices/${id}`, key)).body.opted_in).toBe(false);
-    const withEmpty = await gw.call("POST", `/v1/devices/${id}/opt-in`, key, "", {
+    expect((await gw.call("GET", `/v1/devices/${id}`, gw.key)).body.opted_in).toBe(false);
+    const withEmpty = await gw.call("POST", `/v1/devices/${id}/opt-in`, gw.key, "", {
       "content-type": "application/json",
     });
     expect(withEmpty.status, withEmpty.text).toBe(200);
     expect(withEmpty.body.opted_in).toBe(true);
-    expect((await gw.call("POST", `/v1/devices/${id}/opt-out`, key, {})).body.opted_in).toBe(false);
-    expect((await gw.call("POST", `/v1/devices/${id}/opt-in`, key)).body.opted_in).toBe(true);
+    expect((await gw.call("POST", `/v1/devices/${id}/opt-out`, gw.key, {})).body.opted_in).toBe(false);
+    expect((await gw.call("POST", `/v1/devices/${id}/opt-in`, gw.key)).body.opted_in).toBe(true);
 
-    const del = await gw.call("DELETE", `/v1/devices/${id}`, key);
-    expect(del.status).toBe(204);
-    expect(del.text).toBe("");
-    expectError(await gw.call("GET", `/v1/devices/${id}`, key), 404, "NotFound");
-    expectError(await gw.call("DELETE", `/v1/devices/${id}`, key), 404, "NotFound");
+    await expectDeleted(gw, gw.key, `/v1/devices/${id}`);
   });
 
   it("answers 400 for bad registrations, 404 for unknown apps and devices", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const bad = [
       { app_id: app.id, push_token: "abc", platform: "ios" },
       { app_id: app.id, push_token: apnsToken(), platform: "windows" },
@@ -147,9 +121,9 @@ describe("devices", () => {
       { push_token: apnsToken(), platform: "ios" },
     ];
     for (const body of bad)
-      expectError(await gw.call("POST", "/v1/devices/register", key, body), 400, "ValidationError");
+      expectError(await gw.call("POST", "/v1/devices/register", gw.key, body), 400, "ValidationError");
     expectError(
-      await gw.call("POST", "/v1/devices/register", key, {
+      await gw.call("POST", "/v1/devices/register", gw.key, {
         app_id: randomUUID(),
         push_token: apnsToken(),
         platform: "ios",
@@ -157,9 +131,9 @@ describe("devices", () => {
       404,
       "NotFound",
     );
-    expectError(await gw.call("GET", "/v1/devices", key), 400, "ValidationError");
-    expectError(await gw.call("GET", "/v1/devices?app_id=nope", key), 400, "ValidationError");
-    expectError(await gw.call("GET", `/v1/devices?app_id=${app.id}&per_page=500`, key), 400, "ValidationError");
+    expectError(await gw.call("GET", "/v1/devices", gw.key), 400, "ValidationError");
+    expectError(await gw.call("GET", "/v1/devices?app_id=nope", gw.key), 400, "ValidationError");
+    expectError(await gw.call("GET", `/v1/devices?app_id=${app.id}&per_page=500`, gw.key), 400, "ValidationError");
     for (const [method, path] of [
       ["GET", ""],
       ["PUT", ""],
@@ -171,26 +145,35 @@ describe("devices", () => {
         await gw.call(
           method,
           `/v1/devices/${randomUUID()}${path}`,
-          key,
+          gw.key,
           method === "PUT" ? { language: "en" } : undefined,
         ),
         404,
         "NotFound",
       );
       expectError(
-        await gw.call(method, `/v1/devices/not-a-uuid${path}`, key, method === "PUT" ? { language: "en" } : undefined),
+        await gw.call(
+          method,
+          `/v1/devices/not-a-uuid${path}`,
+          gw.key,
+          method === "PUT" ? { language: "en" } : undefined,
+        ),
         404,
         "NotFound",
       );
     }
-    const dev = await gw.call("POST", "/v1/devices/register", key, {
+    const dev = await gw.call("POST", "/v1/devices/register", gw.key, {
       app_id: app.id,
       push_token: apnsToken(),
       platform: "ios",
     });
-    expectError(await gw.call("PUT", `/v1/devices/${dev.body.id}`, key, { opted_in: false }), 400, "ValidationError");
     expectError(
-      await gw.call("PUT", `/v1/devices/${dev.body.id}`, key, { timezone: "Mars/Olympus" }),
+      await gw.call("PUT", `/v1/devices/${dev.body.id}`, gw.key, { opted_in: false }),
+      400,
+      "ValidationError",
+    );
+    expectError(
+      await gw.call("PUT", `/v1/devices/${dev.body.id}`, gw.key, { timezone: "Mars/Olympus" }),
       400,
       "ValidationError",
     );
@@ -199,13 +182,13 @@ describe("devices", () => {
 
 describe("rate-limit headers and request ids", () => {
   it("are on success and on client errors alike", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const responses = [
-      await gw.call("GET", "/v1/apps", key),
-      await gw.call("GET", "/v1/apps?per_page=0", key),
-      await gw.call("GET", `/v1/apps/${randomUUID()}`, key),
-      await gw.call("POST", "/v1/apps", key, "{oops"),
-      await gw.call("POST", "/v1/apps", key, { name: "dup", platform: "ios", bundle_id: app.bundle_id }),
+      await gw.call("GET", "/v1/apps", gw.key),
+      await gw.call("GET", "/v1/apps?per_page=0", gw.key),
+      await gw.call("GET", `/v1/apps/${randomUUID()}`, gw.key),
+      await gw.call("POST", "/v1/apps", gw.key, "{oops"),
+      await gw.call("POST", "/v1/apps", gw.key, { name: "dup", platform: "ios", bundle_id: app.bundle_id }),
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 400, 404, 400, 409]);
     let previous = Infinity;
@@ -243,28 +226,17 @@ describe("operations", () => {
   });
 
   it("answers CORS preflights without authentication", async () => {
-    const res = await gw.app.inject({
-      method: "OPTIONS",
-      url: "/v1/apps",
-      headers: {
-        origin: "https://admin.example.com",
-        "access-control-request-method": "POST",
-        "access-control-request-headers": "authorization,content-type",
-      },
-    });
+    const res = await preflight(gw, "/v1/apps", "authorization,content-type");
     expect(res.statusCode).toBe(204);
     expect(res.headers["access-control-allow-origin"]).toBe("*");
     expect(String(res.headers["access-control-allow-headers"])).toMatch(/Authorization/);
-    const actual = await gw.call("GET", "/v1/apps", key, undefined, { origin: "https://admin.example.com" });
+    const actual = await gw.call("GET", "/v1/apps", gw.key, undefined, { origin: "https://admin.example.com" });
     expect(String(actual.headers["access-control-expose-headers"])).toContain("X-RateLimit-Remaining");
   });
 });
 
 describe("secrets", () => {
   it("never reach the gateway's log", () => {
-    const logs = gw.logs.text();
-    expect(logs.length).toBeGreaterThan(0);
-    expect(logs).not.toMatch(/authorization/i);
-    for (const secret of secretsSeen) expect(logs.includes(secret), "a secret leaked into the log").toBe(false);
+    expectLogFreeOf(gw, [gw.key, ...secretsSeen]);
   });
 });

@@ -4,56 +4,30 @@ import { DeviceRegistryService } from "@herald/proto/device";
 import { createRpcClient } from "@herald/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apnsToken, fcmToken } from "../../test/support/device-tokens.js";
-import {
-  createApp as createAppWith,
-  expectError,
-  startGatewayStack,
-  type Backends,
-  type GatewayStack,
-  type TestGateway,
-} from "./harness.js";
+import { appScopedKey, createApp, expectError, registerDevice, useGatewayStack } from "./harness.js";
 
 // The server-side filters of GET /v1/devices and GET /v1/campaigns, and the segment
 // preview count, through the gateway against the real registry and campaign service.
-let backends: Backends;
-let gw: TestGateway;
-let key: string;
+const gw = useGatewayStack();
 let registry: ReturnType<typeof createRpcClient<typeof DeviceRegistryService>>;
 
-const createApp = () => createAppWith(gw, key);
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
-async function register(appId: string, device: Record<string, unknown>): Promise<string> {
-  const res = await gw.call("POST", "/v1/devices/register", key, { app_id: appId, ...device });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id as string;
-}
-
-async function appScopedKey(appId: string): Promise<string> {
-  const res = await gw.call("POST", `/v1/apps/${appId}/api-keys`, key, { name: "app", scope: "app" });
-  expect(res.status, res.text).toBe(201);
-  return res.body.secret as string;
-}
+const register = (appId: string, device: Record<string, unknown>) => registerDevice(gw, gw.key, appId, device);
 
 /** The ids a device list answers, and its total. */
 async function listed(appId: string, filters: string): Promise<{ ids: string[]; total: number }> {
-  const res = await gw.call("GET", `/v1/devices?app_id=${appId}&${filters}`, key);
+  const res = await gw.call("GET", `/v1/devices?app_id=${appId}&${filters}`, gw.key);
   expect(res.status, `${filters}: ${res.text}`).toBe(200);
   return { ids: res.body.data.map((d: { id: string }) => d.id), total: res.body.total };
 }
 
-let stack: GatewayStack;
-
-beforeAll(async () => {
-  stack = await startGatewayStack();
-  ({ backends, gw } = stack);
-  key = backends.bootstrapKey;
-  registry = createRpcClient(DeviceRegistryService, backends.deviceRegistryUrl);
+beforeAll(() => {
+  registry = createRpcClient(DeviceRegistryService, gw.backends.deviceRegistryUrl);
 });
 
-afterAll(async () => {
+afterAll(() => {
   registry?.close();
-  await stack?.stop();
 });
 
 describe("GET /v1/devices filters", () => {
@@ -61,7 +35,7 @@ describe("GET /v1/devices filters", () => {
   const ids = {} as Record<"iosEn" | "iosDe" | "androidDe" | "androidPt" | "optedOut" | "dead", string>;
 
   beforeAll(async () => {
-    appId = (await createApp()).id;
+    appId = (await createApp(gw, gw.key)).id;
     ids.iosEn = await register(appId, { push_token: apnsToken(), platform: "ios", language: "en", external_id: "u-1" });
     ids.iosDe = await register(appId, { push_token: apnsToken(), platform: "ios", language: "de-AT" });
     ids.androidDe = await register(appId, { push_token: fcmToken(), platform: "android", language: "de" });
@@ -72,7 +46,7 @@ describe("GET /v1/devices filters", () => {
       external_id: "u-2",
     });
     ids.optedOut = await register(appId, { push_token: apnsToken(), platform: "ios", external_id: "u-1" });
-    expect((await gw.call("POST", `/v1/devices/${ids.optedOut}/opt-out`, key)).status).toBe(200);
+    expect((await gw.call("POST", `/v1/devices/${ids.optedOut}/opt-out`, gw.key)).status).toBe(200);
     ids.dead = await register(appId, { push_token: fcmToken(), platform: "android", language: "en" });
     const { invalidated } = await registry.client.invalidateDevices({
       invalidations: [
@@ -81,7 +55,7 @@ describe("GET /v1/devices filters", () => {
     });
     expect(invalidated).toBe(1);
     // Another app's devices never show up.
-    const other = await createApp();
+    const other = await createApp(gw, gw.key);
     await register(other.id, { push_token: apnsToken(), platform: "ios", language: "en", external_id: "u-1" });
   });
 
@@ -103,7 +77,7 @@ describe("GET /v1/devices filters", () => {
     expect(await listed(appId, "platform=ios&language=de")).toEqual({ ids: [ids.iosDe], total: 1 });
     expect(await listed(appId, "platform=ios&opted_in=true&external_id=u-1")).toEqual({ ids: [ids.iosEn], total: 1 });
     expect(await listed(appId, "platform=android&invalid=false&language=en")).toEqual({ ids: [], total: 0 });
-    const page2 = await gw.call("GET", `/v1/devices?app_id=${appId}&platform=ios&per_page=2&page=2`, key);
+    const page2 = await gw.call("GET", `/v1/devices?app_id=${appId}&platform=ios&per_page=2&page=2`, gw.key);
     expect(page2.status, page2.text).toBe(200);
     expect(page2.body).toMatchObject({ page: 2, per_page: 2, total: 3 });
     expect(page2.body.data.map((d: { id: string }) => d.id)).toEqual([ids.optedOut]);
@@ -122,16 +96,16 @@ describe("GET /v1/devices filters", () => {
       `external_id=${"x".repeat(256)}`,
       "platform=ios&platform=web",
     ]) {
-      const res = await gw.call("GET", `/v1/devices?app_id=${appId}&${bad}`, key);
+      const res = await gw.call("GET", `/v1/devices?app_id=${appId}&${bad}`, gw.key);
       expectError(res, 400, "ValidationError");
     }
   });
 
   it("keeps callers to their own apps", async () => {
-    const mine = await createApp();
-    const scoped = await appScopedKey(mine.id);
+    const mine = await createApp(gw, gw.key);
+    const scoped = await appScopedKey(gw, gw.key, mine.id);
     expectError(await gw.call("GET", `/v1/devices?app_id=${appId}&platform=ios`, scoped), 403, "Forbidden");
-    expectError(await gw.call("GET", `/v1/devices?app_id=${randomUUID()}&platform=ios`, key), 404, "NotFound");
+    expectError(await gw.call("GET", `/v1/devices?app_id=${randomUUID()}&platform=ios`, gw.key), 404, "NotFound");
     const own = await register(mine.id, { push_token: apnsToken(), platform: "ios" });
     const res = await gw.call("GET", "/v1/devices?platform=ios&opted_in=true", scoped);
     expect(res.status, res.text).toBe(200);
@@ -141,9 +115,9 @@ describe("GET /v1/devices filters", () => {
 
 describe("GET /v1/campaigns?status", () => {
   it("lists only campaigns in the status, newest first, with total counting them", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const send = async (name: string) => {
-      const res = await gw.call("POST", "/v1/push/send", key, {
+      const res = await gw.call("POST", "/v1/push/send", gw.key, {
         app_id: app.id,
         name,
         contents: { en: { title: "Hi", body: "Later" } },
@@ -155,10 +129,10 @@ describe("GET /v1/campaigns?status", () => {
     const first = await send("first");
     const second = await send("second");
     const third = await send("third");
-    expect((await gw.call("POST", `/v1/campaigns/${second}/cancel`, key)).status).toBe(200);
+    expect((await gw.call("POST", `/v1/campaigns/${second}/cancel`, gw.key)).status).toBe(200);
 
     const names = async (query: string) => {
-      const res = await gw.call("GET", `/v1/campaigns?app_id=${app.id}&${query}`, key);
+      const res = await gw.call("GET", `/v1/campaigns?app_id=${app.id}&${query}`, gw.key);
       expect(res.status, res.text).toBe(200);
       return { ids: res.body.data.map((c: { id: string }) => c.id), total: res.body.total };
     };
@@ -169,24 +143,24 @@ describe("GET /v1/campaigns?status", () => {
     expect((await names("")).total).toBe(3);
 
     for (const bad of ["status=done", "status=SCHEDULED", "status=", "status=queued&status=failed"]) {
-      expectError(await gw.call("GET", `/v1/campaigns?app_id=${app.id}&${bad}`, key), 400, "ValidationError");
+      expectError(await gw.call("GET", `/v1/campaigns?app_id=${app.id}&${bad}`, gw.key), 400, "ValidationError");
     }
-    const scoped = await appScopedKey((await createApp()).id);
+    const scoped = await appScopedKey(gw, gw.key, (await createApp(gw, gw.key)).id);
     expectError(await gw.call("GET", `/v1/campaigns?app_id=${app.id}&status=scheduled`, scoped), 403, "Forbidden");
   });
 });
 
 describe("POST /v1/segments/preview", () => {
   it("counts the targetable devices a rule selects now, storing nothing", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     await register(app.id, { push_token: apnsToken(), platform: "ios", tags: ["beta"], language: "de-AT" });
     await register(app.id, { push_token: fcmToken(), platform: "android", tags: ["beta", "churned"] });
     await register(app.id, { push_token: apnsToken(), platform: "ios", tags: ["vip"], external_id: "u-9" });
     const optedOut = await register(app.id, { push_token: apnsToken(), platform: "ios", tags: ["beta"] });
-    expect((await gw.call("POST", `/v1/devices/${optedOut}/opt-out`, key)).status).toBe(200);
+    expect((await gw.call("POST", `/v1/devices/${optedOut}/opt-out`, gw.key)).status).toBe(200);
 
     const count = async (rule: Record<string, unknown>) => {
-      const res = await gw.call("POST", "/v1/segments/preview", key, { app_id: app.id, rule });
+      const res = await gw.call("POST", "/v1/segments/preview", gw.key, { app_id: app.id, rule });
       expect(res.status, res.text).toBe(200);
       return res.body;
     };
@@ -197,9 +171,9 @@ describe("POST /v1/segments/preview", () => {
     expect(await count({ tags_all: ["nobody"] })).toEqual({ count: 0 });
 
     // The same count a stored segment shows; and the preview stored none.
-    const lists = await gw.call("GET", `/v1/segments?app_id=${app.id}`, key);
+    const lists = await gw.call("GET", `/v1/segments?app_id=${app.id}`, gw.key);
     expect(lists.body.total).toBe(0);
-    const saved = await gw.call("POST", "/v1/segments", key, {
+    const saved = await gw.call("POST", "/v1/segments", gw.key, {
       app_id: app.id,
       name: "beta",
       rule: { tags_any: ["beta"] },
@@ -208,7 +182,7 @@ describe("POST /v1/segments/preview", () => {
   });
 
   it("answers 400 for bad rules and bodies, naming the rule", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     for (const body of [
       {},
       { app_id: app.id },
@@ -219,19 +193,19 @@ describe("POST /v1/segments/preview", () => {
       { app_id: app.id, rule: { tags_any: ["a"] }, name: "extra" },
       { app_id: "not-a-uuid", rule: { tags_any: ["a"] } },
     ]) {
-      expectError(await gw.call("POST", "/v1/segments/preview", key, body), 400, "ValidationError");
+      expectError(await gw.call("POST", "/v1/segments/preview", gw.key, body), 400, "ValidationError");
     }
-    const res = await gw.call("POST", "/v1/segments/preview", key, { app_id: app.id, rule: { languages: ["zz"] } });
+    const res = await gw.call("POST", "/v1/segments/preview", gw.key, { app_id: app.id, rule: { languages: ["zz"] } });
     expectError(res, 400, "ValidationError");
     expect(res.body.message).toMatch(/^rule\.languages must hold ISO 639-1 codes/);
   });
 
   it("answers 404 for an unknown app and 403 for another app than an app-scoped key's", async () => {
     const rule = { tags_any: ["beta"] };
-    expectError(await gw.call("POST", "/v1/segments/preview", key, { app_id: randomUUID(), rule }), 404, "NotFound");
-    const mine = await createApp();
-    const other = await createApp();
-    const scoped = await appScopedKey(mine.id);
+    expectError(await gw.call("POST", "/v1/segments/preview", gw.key, { app_id: randomUUID(), rule }), 404, "NotFound");
+    const mine = await createApp(gw, gw.key);
+    const other = await createApp(gw, gw.key);
+    const scoped = await appScopedKey(gw, gw.key, mine.id);
     expectError(await gw.call("POST", "/v1/segments/preview", scoped, { app_id: other.id, rule }), 403, "Forbidden");
     const own = await gw.call("POST", "/v1/segments/preview", scoped, { app_id: mine.id, rule });
     expect(own.status, own.text).toBe(200);

@@ -16,6 +16,8 @@ import { uniqueName } from "../../test/support/unique.js";
 import { build, type AppConfig } from "../src/app.js";
 import { connectBackends } from "../src/backends.js";
 import { LogCapture } from "../../test/support/log-capture.js";
+import { suiteFixture } from "../../test/support/suite-fixture.js";
+import { waitForValue } from "../../test/support/wait.js";
 
 export interface Backends {
   credentialUrl: string;
@@ -27,6 +29,8 @@ export interface Backends {
   bootstrapKey: string;
   /** The credential service's schema (tests that need a second organization add it there). */
   credentialSchema: string;
+  /** The services' NATS namespace (tests that play a sender on its delivery stream). */
+  natsNamespace: string;
   stop(): Promise<void>;
 }
 
@@ -65,26 +69,22 @@ export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = 
     },
     { log },
   );
+  // What every service below reads from its environment besides its own schema and settings.
+  const shared = {
+    DATABASE_URL: infra.databaseUrl,
+    NATS_URL: infra.natsUrl,
+    NATS_NAMESPACE: namespace,
+    PORT: "0",
+    ADMIN_PORT: "0",
+  };
   const registry = await startDeviceRegistry(
-    readEnv(deviceConfigSpec, {
-      DATABASE_URL: infra.databaseUrl,
-      NATS_URL: infra.natsUrl,
-      NATS_NAMESPACE: namespace,
-      DB_SCHEMA: `${id}_dev`,
-      PORT: "0",
-      ADMIN_PORT: "0",
-      HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
-    }),
+    readEnv(deviceConfigSpec, { ...shared, DB_SCHEMA: `${id}_dev`, HERALD_WEBPUSH_ALLOW_PRIVATE: "1" }),
     { log },
   );
   const campaign = await startCampaign(
     readEnv(campaignConfigSpec, {
-      DATABASE_URL: infra.databaseUrl,
-      NATS_URL: infra.natsUrl,
-      NATS_NAMESPACE: namespace,
+      ...shared,
       DB_SCHEMA: `${id}_cmp`,
-      PORT: "0",
-      ADMIN_PORT: "0",
       DEVICE_REGISTRY_URL: `http://127.0.0.1:${registry.port}`,
       SCHEDULER_INTERVAL_MS: "100",
     }),
@@ -92,12 +92,8 @@ export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = 
   );
   const webhooks = await startWebhooks(
     readEnv(webhooksConfigSpec, {
-      DATABASE_URL: infra.databaseUrl,
-      NATS_URL: infra.natsUrl,
-      NATS_NAMESPACE: namespace,
+      ...shared,
       DB_SCHEMA: `${id}_whk`,
-      PORT: "0",
-      ADMIN_PORT: "0",
       HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
       HERALD_WEBHOOK_ALLOW_PRIVATE: "1",
       HERALD_WEBHOOK_POLL_MS: "100",
@@ -112,6 +108,7 @@ export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = 
     redisUrl: infra.redisUrl,
     bootstrapKey,
     credentialSchema: `${id}_cred`,
+    natsNamespace: namespace,
     stop: async () => {
       await webhooks.close();
       await campaign.close();
@@ -243,8 +240,8 @@ export interface GatewayStack {
 }
 
 /**
- * The one set-up of the gateway's test files: startBackends() (with `opts`), then
- * startGateway() with `overrides`; stops what started if the gateway does not.
+ * startBackends() (with `opts`), then startGateway() with `overrides`; stops what started if
+ * the gateway does not. Test files start it through useGatewayStack (or startOwnerStack).
  */
 export async function startGatewayStack(
   overrides: Partial<AppConfig> = {},
@@ -267,6 +264,32 @@ export async function startGatewayStack(
       await backends.stop();
     },
   };
+}
+
+/** A test file's gateway (useGatewayStack): a TestGateway whose close() stops the whole stack. */
+export interface FileGateway extends TestGateway {
+  backends: Backends;
+  /** The bootstrap organization's key (backends.bootstrapKey). */
+  key: string;
+}
+
+/**
+ * The one set-up of the gateway's test files: startGatewayStack(overrides, opts) before the
+ * file's tests, stopped after them. The file's beforeAll hooks registered before this call run
+ * before the start (`overrides` may be a function, read then), those registered after it
+ * run after the start.
+ */
+export function useGatewayStack(
+  overrides: Partial<AppConfig> | (() => Partial<AppConfig>) = {},
+  opts: { bootstrapAdmin?: BootstrapAdmin } = {},
+): FileGateway {
+  return suiteFixture(
+    async () => {
+      const stack = await startGatewayStack(typeof overrides === "function" ? overrides() : overrides, opts);
+      return { ...stack.gw, backends: stack.backends, key: stack.key, close: stack.stop };
+    },
+    (gw) => gw.close(),
+  );
 }
 
 /** ISO 8601 UTC with milliseconds, the API's one timestamp format. */
@@ -294,4 +317,73 @@ export async function createApp(gw: TestGateway, token: string, platform = "ios"
   });
   expect(res.status, res.text).toBe(201);
   return res.body as CreatedApp;
+}
+
+/** The gateway's log has lines, and none names an Authorization header or holds any of `secrets`. */
+export function expectLogFreeOf(gw: TestGateway, secrets: string[]): void {
+  const logs = gw.logs.text();
+  expect(logs.length).toBeGreaterThan(0);
+  expect(logs).not.toMatch(/authorization/i);
+  for (const secret of secrets) expect(logs.includes(secret), "a secret leaked into the log").toBe(false);
+}
+
+/** DELETE `url` answers 204 without a body; after it, GET and DELETE `url` answer 404. */
+export async function expectDeleted(gw: TestGateway, token: string, url: string): Promise<void> {
+  const del = await gw.call("DELETE", url, token);
+  expect(del.status, del.text).toBe(204);
+  expect(del.text).toBe("");
+  expectError(await gw.call("GET", url, token), 404, "NotFound");
+  expectError(await gw.call("DELETE", url, token), 404, "NotFound");
+}
+
+/** A browser's CORS preflight from https://admin.example.com for a POST to `url` that sends `requestHeaders`. */
+export function preflight(gw: TestGateway, url: string, requestHeaders: string) {
+  return gw.app.inject({
+    method: "OPTIONS",
+    url,
+    headers: {
+      origin: "https://admin.example.com",
+      "access-control-request-method": "POST",
+      "access-control-request-headers": requestHeaders,
+    },
+  });
+}
+
+/** Registers (or updates) a device of the app through the API; answers its id. */
+export async function registerDevice(
+  gw: TestGateway,
+  token: string,
+  appId: string,
+  device: Record<string, unknown>,
+): Promise<string> {
+  const res = await gw.call("POST", "/v1/devices/register", token, { app_id: appId, ...device });
+  expect(res.status, res.text).toBe(200);
+  return res.body.id as string;
+}
+
+/** A new API key scoped to the app; answers its secret. */
+export async function appScopedKey(gw: TestGateway, token: string, appId: string): Promise<string> {
+  const res = await gw.call("POST", `/v1/apps/${appId}/api-keys`, token, { name: "app", scope: "app" });
+  expect(res.status, res.text).toBe(201);
+  return res.body.secret as string;
+}
+
+/** Polls GET /v1/campaigns/{id} until `done` holds for the campaign; answers it. */
+export function waitForCampaign(
+  gw: TestGateway,
+  token: string,
+  id: string,
+  done: (campaign: Reply["body"]) => boolean,
+  what = `campaign ${id}`,
+): Promise<Reply["body"]> {
+  return waitForValue(
+    what,
+    async () => {
+      const res = await gw.call("GET", `/v1/campaigns/${id}`, token);
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    },
+    done,
+    { timeoutMs: 15_000, everyMs: 50, show: (c) => `status ${c.status}` },
+  );
 }

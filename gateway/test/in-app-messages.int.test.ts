@@ -1,78 +1,62 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { apnsToken } from "../../test/support/device-tokens.js";
 import { PUSH_TOKEN_HEADER, PUSH_TOKEN_MISMATCH, PUSH_TOKEN_REQUIRED } from "../src/client-key-policy.js";
 import {
   createApp,
+  expectDeleted,
   expectError,
   ISO_TIMESTAMP as ISO,
-  startGatewayStack,
-  type Backends,
-  type GatewayStack,
-  type TestGateway,
+  registerDevice,
+  useGatewayStack,
 } from "./harness.js";
 
 // In-app messages through the gateway against the real device registry: the app's CRUD
 // and the device-facing fetch and events, with server keys and with client keys.
-let backends: Backends;
-let gw: TestGateway;
-let key: string;
+const gw = useGatewayStack({ rateLimitPerMinute: 1_000_000 });
 
 const en = (title: string) => ({ en: { title, body: `${title} body` } });
 const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
 
-let stack: GatewayStack;
-
-beforeAll(async () => {
-  stack = await startGatewayStack({ rateLimitPerMinute: 1_000_000 });
-  ({ backends, gw } = stack);
-  key = backends.bootstrapKey;
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
-
 async function newApp() {
-  const app = await createApp(gw, key);
+  const app = await createApp(gw, gw.key);
   return { id: app.id, base: `/v1/apps/${app.id}/in-app-messages` };
 }
 
+/** The app's segment "vips": devices tagged vip. */
+async function vipSegment(appId: string) {
+  const res = await gw.call("POST", "/v1/segments", gw.key, {
+    app_id: appId,
+    name: "vips",
+    rule: { tags_any: ["vip"] },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res;
+}
+
 async function createMessage(base: string, body: Record<string, unknown>) {
-  const res = await gw.call("POST", base, key, { audience: { kind: "all" }, ...body });
+  const res = await gw.call("POST", base, gw.key, { audience: { kind: "all" }, ...body });
   expect(res.status, res.text).toBe(201);
   return res.body as { id: string; stats: Record<string, number> };
 }
 
-async function register(appId: string, fields: Record<string, unknown> = {}, token = apnsToken()) {
-  const res = await gw.call("POST", "/v1/devices/register", key, {
-    app_id: appId,
-    push_token: token,
-    platform: "ios",
-    ...fields,
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id as string;
-}
+const register = (appId: string, fields: Record<string, unknown> = {}, token = apnsToken()) =>
+  registerDevice(gw, gw.key, appId, { push_token: token, platform: "ios", ...fields });
 
 const fetchFor = async (deviceId: string) => {
-  const res = await gw.call("GET", `/v1/devices/${deviceId}/in-app-messages`, key);
+  const res = await gw.call("GET", `/v1/devices/${deviceId}/in-app-messages`, gw.key);
   expect(res.status, res.text).toBe(200);
   return res.body.data as { id: string; language: string; title: string; body: string }[];
 };
 
 const report = (deviceId: string, messageId: string, type: string) =>
-  gw.call("POST", `/v1/devices/${deviceId}/in-app-messages/${messageId}/events`, key, { type });
+  gw.call("POST", `/v1/devices/${deviceId}/in-app-messages/${messageId}/events`, gw.key, { type });
 
 describe("in-app messages", () => {
   it("creates, reads, lists, updates and deletes a message", async () => {
     const { id: appId, base } = await newApp();
-    const segment = await gw.call("POST", "/v1/segments", key, {
-      app_id: appId,
-      name: "vips",
-      rule: { tags_any: ["vip"] },
-    });
-    const created = await gw.call("POST", base, key, {
+    const segment = await vipSegment(appId);
+    const message = {
       name: "Spring sale",
       contents: { en: { title: "Sale", body: "50% off" }, de: { title: "Angebot", body: "50 % Rabatt" } },
       image_url: "https://cdn.example/sale.png",
@@ -82,25 +66,20 @@ describe("in-app messages", () => {
       ends_at: "2099-01-01T00:00:00.000Z",
       priority: 10,
       max_impressions: 3,
-    });
+    };
+    const created = await gw.call("POST", base, gw.key, message);
     expect(created.status, created.text).toBe(201);
+    // Every field as given (starts_at in the API's one timestamp format), and the rest.
     expect(created.body).toEqual({
+      ...message,
       id: expect.any(String),
       app_id: appId,
-      name: "Spring sale",
-      contents: { en: { title: "Sale", body: "50% off" }, de: { title: "Angebot", body: "50 % Rabatt" } },
-      image_url: "https://cdn.example/sale.png",
-      action_url: "https://example.com/sale",
-      audience: { kind: "segment", segment_id: segment.body.id },
       starts_at: "2026-01-01T00:00:00.000Z",
-      ends_at: "2099-01-01T00:00:00.000Z",
-      priority: 10,
-      max_impressions: 3,
       stats: { impressions: 0, clicks: 0, dismissals: 0, devices: 0 },
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });
-    const minimal = await gw.call("POST", base, key, {
+    const minimal = await gw.call("POST", base, gw.key, {
       name: "Hello",
       contents: en("Hello"),
       audience: { kind: "external_ids", external_ids: ["u1", "u2"] },
@@ -116,13 +95,13 @@ describe("in-app messages", () => {
     });
 
     const one = `${base}/${created.body.id}`;
-    expect((await gw.call("GET", one, key)).body).toEqual(created.body);
-    const list = await gw.call("GET", `${base}?per_page=1&page=2`, key);
+    expect((await gw.call("GET", one, gw.key)).body).toEqual(created.body);
+    const list = await gw.call("GET", `${base}?per_page=1&page=2`, gw.key);
     expect(list.status, list.text).toBe(200);
     expect(list.body).toEqual({ data: [created.body], page: 2, per_page: 1, total: 2 });
-    expect((await gw.call("GET", base, key)).body).toMatchObject({ page: 1, per_page: 50, total: 2 });
+    expect((await gw.call("GET", base, gw.key)).body).toMatchObject({ page: 1, per_page: 50, total: 2 });
 
-    const updated = await gw.call("PATCH", one, key, {
+    const updated = await gw.call("PATCH", one, gw.key, {
       name: "Renamed",
       image_url: null,
       starts_at: null,
@@ -141,10 +120,8 @@ describe("in-app messages", () => {
       priority: 10,
     });
 
-    expect((await gw.call("DELETE", one, key)).status).toBe(204);
-    expectError(await gw.call("GET", one, key), 404, "NotFound");
-    expectError(await gw.call("DELETE", one, key), 404, "NotFound");
-    expectError(await gw.call("PATCH", one, key, { name: "x" }), 404, "NotFound");
+    await expectDeleted(gw, gw.key, one);
+    expectError(await gw.call("PATCH", one, gw.key, { name: "x" }), 404, "NotFound");
   });
 
   it("answers 400 for malformed bodies, 404 for unknown ids and segments, 422 for the semantic rules", async () => {
@@ -166,53 +143,53 @@ describe("in-app messages", () => {
       [{ ...valid, max_impressions: 0 }, "/max_impressions"],
       [{ ...valid, colour: "red" }, "/colour"],
     ] as const) {
-      const res = await gw.call("POST", base, key, body);
+      const res = await gw.call("POST", base, gw.key, body);
       expectError(res, 400, "ValidationError");
       expect(res.body.details?.[0]?.field, JSON.stringify(body)).toBe(field);
     }
     expectError(
-      await gw.call("POST", base, key, { ...valid, contents: { xx: { title: "a", body: "b" } } }),
+      await gw.call("POST", base, gw.key, { ...valid, contents: { xx: { title: "a", body: "b" } } }),
       400,
       "ValidationError",
     );
-    expectError(await gw.call("PATCH", `${base}/${randomUUID()}`, key, {}), 400, "ValidationError");
+    expectError(await gw.call("PATCH", `${base}/${randomUUID()}`, gw.key, {}), 400, "ValidationError");
 
-    const noEn = await gw.call("POST", base, key, { ...valid, contents: { de: { title: "a", body: "b" } } });
+    const noEn = await gw.call("POST", base, gw.key, { ...valid, contents: { de: { title: "a", body: "b" } } });
     expectError(noEn, 422, "UnprocessableEntity");
     expect(noEn.body.message).toBe('contents must include an "en" entry, the fallback language');
-    const window = await gw.call("POST", base, key, { ...valid, starts_at: inHours(2), ends_at: inHours(1) });
+    const window = await gw.call("POST", base, gw.key, { ...valid, starts_at: inHours(2), ends_at: inHours(1) });
     expectError(window, 422, "UnprocessableEntity");
     expect(window.body.message).toBe("ends_at must be after starts_at");
     const message = await createMessage(base, { ...valid, starts_at: inHours(2) });
     expectError(
-      await gw.call("PATCH", `${base}/${message.id}`, key, { ends_at: inHours(1) }),
+      await gw.call("PATCH", `${base}/${message.id}`, gw.key, { ends_at: inHours(1) }),
       422,
       "UnprocessableEntity",
     );
 
-    const unknownSegment = await gw.call("POST", base, key, {
+    const unknownSegment = await gw.call("POST", base, gw.key, {
       ...valid,
       audience: { kind: "segment", segment_id: randomUUID() },
     });
     expectError(unknownSegment, 404, "NotFound");
     expect(unknownSegment.body.message).toBe("segment not found");
     const other = await newApp();
-    const foreign = await gw.call("POST", "/v1/segments", key, {
+    const foreign = await gw.call("POST", "/v1/segments", gw.key, {
       app_id: other.id,
       name: "x",
       rule: { tags_any: ["x"] },
     });
     expectError(
-      await gw.call("POST", base, key, { ...valid, audience: { kind: "segment", segment_id: foreign.body.id } }),
+      await gw.call("POST", base, gw.key, { ...valid, audience: { kind: "segment", segment_id: foreign.body.id } }),
       404,
       "NotFound",
     );
 
-    expectError(await gw.call("GET", `${base}/not-a-uuid`, key), 404, "NotFound");
-    expectError(await gw.call("GET", `/v1/apps/${randomUUID()}/in-app-messages`, key), 404, "NotFound");
+    expectError(await gw.call("GET", `${base}/not-a-uuid`, gw.key), 404, "NotFound");
+    expectError(await gw.call("GET", `/v1/apps/${randomUUID()}/in-app-messages`, gw.key), 404, "NotFound");
     // Another app's message is as unknown as a missing one.
-    expectError(await gw.call("GET", `${other.base}/${message.id}`, key), 404, "NotFound");
-    expectError(await gw.call("GET", `${base}?per_page=201`, key), 400, "ValidationError");
+    expectError(await gw.call("GET", `${other.base}/${message.id}`, gw.key), 404, "NotFound");
+    expectError(await gw.call("GET", `${base}?per_page=201`, gw.key), 400, "ValidationError");
     expect(appId).toBeTruthy();
   });
 });
@@ -245,16 +222,12 @@ describe("the device-facing fetch", () => {
     expect(await fetchFor(japanese)).toEqual([
       expect.objectContaining({ id: message.id, language: "en", title: "Hello", body: "World" }),
     ]);
-    expectError(await gw.call("GET", `/v1/devices/${randomUUID()}/in-app-messages`, key), 404, "NotFound");
+    expectError(await gw.call("GET", `/v1/devices/${randomUUID()}/in-app-messages`, gw.key), 404, "NotFound");
   });
 
   it("selects by audience: all, a segment's rule, external ids; opted-out devices included", async () => {
     const { id: appId, base } = await newApp();
-    const segment = await gw.call("POST", "/v1/segments", key, {
-      app_id: appId,
-      name: "vips",
-      rule: { tags_any: ["vip"] },
-    });
+    const segment = await vipSegment(appId);
     const all = await createMessage(base, { name: "all", contents: en("all") });
     const vips = await createMessage(base, {
       name: "vips",
@@ -273,7 +246,7 @@ describe("the device-facing fetch", () => {
     expect(await ids(vip)).toEqual(new Set([all.id, vips.id]));
     expect(await ids(user)).toEqual(new Set([all.id, users.id]));
     expect(await ids(plain)).toEqual(new Set([all.id]));
-    expect((await gw.call("POST", `/v1/devices/${vip}/opt-out`, key)).status).toBe(200);
+    expect((await gw.call("POST", `/v1/devices/${vip}/opt-out`, gw.key)).status).toBe(200);
     expect(await ids(vip)).toEqual(new Set([all.id, vips.id]));
 
     // Events on a message that does not apply to the device, or of another app: 404.
@@ -321,9 +294,9 @@ describe("the device-facing fetch", () => {
     expect((await report(b, limited.id, "dismiss")).status).toBe(204);
     expect((await fetchFor(b)).map((m) => m.id)).toEqual([open.id]);
 
-    const stats = (await gw.call("GET", `${base}/${limited.id}`, key)).body.stats;
+    const stats = (await gw.call("GET", `${base}/${limited.id}`, gw.key)).body.stats;
     expect(stats).toEqual({ impressions: 3, clicks: 1, dismissals: 1, devices: 2 });
-    expect((await gw.call("GET", `${base}/${open.id}`, key)).body.stats).toEqual({
+    expect((await gw.call("GET", `${base}/${open.id}`, gw.key)).body.stats).toEqual({
       impressions: 0,
       clicks: 0,
       dismissals: 0,
@@ -336,7 +309,7 @@ describe("client keys", () => {
   it("fetch and acknowledge only for their own device, with its push token", async () => {
     const { id: appId, base } = await newApp();
     const message = await createMessage(base, { name: "x", contents: en("Hello") });
-    const clientKey = await gw.call("POST", `/v1/apps/${appId}/api-keys`, key, { name: "app", kind: "client" });
+    const clientKey = await gw.call("POST", `/v1/apps/${appId}/api-keys`, gw.key, { name: "app", kind: "client" });
     expect(clientKey.status, clientKey.text).toBe(201);
     const client = clientKey.body.secret as string;
     const token = apnsToken();
@@ -364,7 +337,7 @@ describe("client keys", () => {
     expect(fetched.body.data).toEqual([expect.objectContaining({ id: message.id, language: "en", title: "Hello" })]);
     expect((await gw.call("POST", eventPath, client, { type: "impression" }, proof)).status).toBe(204);
     expect((await gw.call("POST", eventPath, client, { type: "click" }, proof)).status).toBe(204);
-    expect((await gw.call("GET", `${base}/${message.id}`, key)).body.stats).toMatchObject({
+    expect((await gw.call("GET", `${base}/${message.id}`, gw.key)).body.stats).toMatchObject({
       impressions: 1,
       clicks: 1,
       devices: 1,
@@ -380,10 +353,10 @@ describe("client keys", () => {
 
     // Another app's client key, even with the right token: 403, and nothing is counted.
     const other = await newApp();
-    const otherKey = await gw.call("POST", `/v1/apps/${other.id}/api-keys`, key, { name: "app", kind: "client" });
+    const otherKey = await gw.call("POST", `/v1/apps/${other.id}/api-keys`, gw.key, { name: "app", kind: "client" });
     const foreign = otherKey.body.secret as string;
     expectError(await gw.call("GET", fetchPath, foreign, undefined, proof), 403, "Forbidden");
     expectError(await gw.call("POST", eventPath, foreign, { type: "dismiss" }, proof), 403, "Forbidden");
-    expect((await gw.call("GET", `${base}/${message.id}`, key)).body.stats.dismissals).toBe(0);
+    expect((await gw.call("GET", `${base}/${message.id}`, gw.key)).body.stats.dismissals).toBe(0);
   });
 });

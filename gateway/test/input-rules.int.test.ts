@@ -1,35 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { apnsToken } from "../../test/support/device-tokens.js";
-import {
-  createApp,
-  expectError,
-  startGatewayStack,
-  type Backends,
-  type GatewayStack,
-  type TestGateway,
-} from "./harness.js";
+import { createApp, expectError, useGatewayStack } from "./harness.js";
 
 // Inputs that once reached the services and came back as 500s: numbers that are not
 // finite, NUL characters, path ids longer than the router's default limit. Each is a
 // clear 4xx with the API's error body now, on every route that takes them. The later
 // ones were found by the REST fuzzing (fuzz.int.test.ts): answers the document does not
 // name, input echoed whole, a header schema never applied, nesting that overflowed.
-let backends: Backends;
-let gw: TestGateway;
-let key: string;
+const gw = useGatewayStack();
 let appId: string;
 
-let stack: GatewayStack;
-
 beforeAll(async () => {
-  stack = await startGatewayStack();
-  ({ backends, gw } = stack);
-  key = backends.bootstrapKey;
-  appId = (await createApp(gw, key)).id;
-});
-
-afterAll(async () => {
-  await stack?.stop();
+  appId = (await createApp(gw, gw.key)).id;
 });
 
 describe("input rules beyond the schemas", () => {
@@ -42,7 +24,7 @@ describe("input rules beyond the schemas", () => {
     ]) {
       for (const page of ["1e400", "1e309", "Infinity", "-Infinity"]) {
         const sep = route.includes("?") ? "&" : "?";
-        const res = await gw.call("GET", `${route}${sep}page=${page}&per_page=10`, key);
+        const res = await gw.call("GET", `${route}${sep}page=${page}&per_page=10`, gw.key);
         expect(res.status, `${route} page=${page}: ${res.text}`).toBe(400);
         expect(res.body.error).toBe("ValidationError");
       }
@@ -50,23 +32,27 @@ describe("input rules beyond the schemas", () => {
   });
 
   it("answers 400 to a NUL character in any string of a body, naming the field", async () => {
-    const app = await gw.call("POST", "/v1/apps", key, { name: "a\u0000b", platform: "ios", bundle_id: "com.x.nul" });
+    const app = await gw.call("POST", "/v1/apps", gw.key, {
+      name: "a\u0000b",
+      platform: "ios",
+      bundle_id: "com.x.nul",
+    });
     expectError(app, 400, "ValidationError");
     expect(app.body.details).toEqual([{ field: "/name", message: "must not contain NUL characters" }]);
-    const apiKey = await gw.call("POST", `/v1/apps/${appId}/api-keys`, key, { name: "k\u0000" });
+    const apiKey = await gw.call("POST", `/v1/apps/${appId}/api-keys`, gw.key, { name: "k\u0000" });
     expectError(apiKey, 400, "ValidationError");
     for (const body of [
       { app_id: appId, name: "n\u0000", contents: { en: { title: "t" } } },
       { app_id: appId, name: "n", contents: { en: { title: "t\u0000" } } },
     ]) {
-      const send = await gw.call("POST", "/v1/push/send", key, body);
+      const send = await gw.call("POST", "/v1/push/send", gw.key, body);
       expectError(send, 400, "ValidationError");
     }
   });
 
   it("answers 404 with the API's body to a path id of any length", async () => {
     for (const length of [101, 1_000, 5_000]) {
-      const res = await gw.call("GET", `/v1/apps/${"a".repeat(length)}`, key);
+      const res = await gw.call("GET", `/v1/apps/${"a".repeat(length)}`, gw.key);
       expectError(res, 404, "NotFound");
     }
     // Authentication still comes first.
@@ -77,7 +63,7 @@ describe("input rules beyond the schemas", () => {
   it("answers 404 with the API's body to a path id that is not even valid percent-encoding", async () => {
     // Found by fuzzing: a 400 that no operation with a path id documents.
     for (const url of ["/v1/apps/%ZZ", "/v1/devices/%C0%AF/opt-out", "/v1/segments/%", "/v1/campaigns/%E0%A4%A"]) {
-      const res = await gw.call(url.endsWith("opt-out") ? "POST" : "GET", url, key);
+      const res = await gw.call(url.endsWith("opt-out") ? "POST" : "GET", url, gw.key);
       expectError(res, 404, "NotFound");
     }
   });
@@ -85,7 +71,7 @@ describe("input rules beyond the schemas", () => {
   it("echoes at most 64 characters of an offending key", async () => {
     // Found by fuzzing: an unknown field, or a key holding a NUL, came back whole, twice.
     const long = "k".repeat(1_000);
-    const unknown = await gw.call("POST", "/v1/apps", key, {
+    const unknown = await gw.call("POST", "/v1/apps", gw.key, {
       name: "x",
       platform: "ios",
       bundle_id: "com.x",
@@ -93,7 +79,7 @@ describe("input rules beyond the schemas", () => {
     });
     expectError(unknown, 400, "ValidationError");
     expect(unknown.body.details).toEqual([{ field: `/${"k".repeat(64)}`, message: "is not a known field" }]);
-    const nul = await gw.call("POST", "/v1/push/send", key, {
+    const nul = await gw.call("POST", "/v1/push/send", gw.key, {
       app_id: appId,
       name: "n",
       contents: { en: { title: "t" } },
@@ -114,7 +100,7 @@ describe("input rules beyond the schemas", () => {
       gw.call(
         "POST",
         "/v1/push/send",
-        key,
+        gw.key,
         `{"app_id":"${appId}","name":"n","contents":{"en":{"title":"t"}},"data":${data}}`,
       );
     for (const data of [
@@ -129,7 +115,7 @@ describe("input rules beyond the schemas", () => {
     const account = await gw.call(
       "POST",
       `/v1/apps/${appId}/platform-config`,
-      key,
+      gw.key,
       `{"platform":"android","fcm_service_account":${nested(10_000, "1")}}`,
     );
     expectError(account, 400, "ValidationError");
@@ -141,30 +127,30 @@ describe("input rules beyond the schemas", () => {
   it("answers 400 to an Idempotency-Key that is not printable ASCII, and sends nothing", async () => {
     // Found by fuzzing: the header's schema was never applied (fastify lower-cases header
     // names in schemas only for its own validator), so any key went through.
-    const before = (await gw.call("GET", `/v1/campaigns?app_id=${appId}&per_page=200`, key)).body.total;
+    const before = (await gw.call("GET", `/v1/campaigns?app_id=${appId}&per_page=200`, gw.key)).body.total;
     for (const idempotencyKey of ["cl\u00e9", "\u00ff", "k".repeat(256)]) {
       const res = await gw.call(
         "POST",
         "/v1/push/send",
-        key,
+        gw.key,
         { app_id: appId, name: "n", contents: { en: { title: "t" } } },
         { "idempotency-key": idempotencyKey },
       );
       expectError(res, 400, "ValidationError");
       expect(res.body.details[0].field).toBe("/idempotency-key");
     }
-    expect((await gw.call("GET", `/v1/campaigns?app_id=${appId}&per_page=200`, key)).body.total).toBe(before);
+    expect((await gw.call("GET", `/v1/campaigns?app_id=${appId}&per_page=200`, gw.key)).body.total).toBe(before);
   });
 
   it("treats an X-Herald-Push-Token of any length as a token: wrong for a client key (403), ignored for a server key", async () => {
     // Found by fuzzing: one over 8,192 characters got a 400 these routes do not document.
-    const device = await gw.call("POST", "/v1/devices/register", key, {
+    const device = await gw.call("POST", "/v1/devices/register", gw.key, {
       app_id: appId,
       push_token: apnsToken(),
       platform: "ios",
     });
     expect(device.status, device.text).toBe(200);
-    const client = await gw.call("POST", `/v1/apps/${appId}/api-keys`, key, { name: "client", kind: "client" });
+    const client = await gw.call("POST", `/v1/apps/${appId}/api-keys`, gw.key, { name: "client", kind: "client" });
     expect(client.status, client.text).toBe(201);
     const huge = { "x-herald-push-token": "a".repeat(10_000) };
     expectError(
@@ -172,6 +158,6 @@ describe("input rules beyond the schemas", () => {
       403,
       "Forbidden",
     );
-    expect((await gw.call("GET", `/v1/devices/${device.body.id}`, key, undefined, huge)).status).toBe(200);
+    expect((await gw.call("GET", `/v1/devices/${device.body.id}`, gw.key, undefined, huge)).status).toBe(200);
   });
 });

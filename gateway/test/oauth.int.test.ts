@@ -4,7 +4,7 @@ import { createPool, createRpcClient } from "@herald/runtime";
 import { base64url, decodeJwt, decodeProtectedHeader, SignJWT, type JWK } from "jose";
 import * as oauth from "oauth4webapi";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { expectError, startGatewayStack, type Backends, type GatewayStack, type TestGateway } from "./harness.js";
+import { expectError, useGatewayStack } from "./harness.js";
 import { Browser, formOf, injectFetch, type Page, pkce, type Pkce } from "./oauth-browser.js";
 
 // The gateway's OAuth 2.1 server driven by a standards-based client (oauth4webapi) and a
@@ -13,8 +13,7 @@ const ISSUER = "https://herald.test";
 const CONSOLE = "herald-console";
 const REDIRECT = `${ISSUER}/console/callback`;
 
-let backends: Backends;
-let gw: TestGateway;
+const gw = useGatewayStack({ publicUrl: ISSUER });
 let identity: ReturnType<typeof createRpcClient<typeof IdentityService>>;
 let as: oauth.AuthorizationServer;
 let opts: { [oauth.customFetch]: typeof fetch };
@@ -86,18 +85,15 @@ async function tokenCall(body: Record<string, string>) {
 
 let owner: User;
 
-let stack: GatewayStack;
-
 beforeAll(async () => {
-  stack = await startGatewayStack({ publicUrl: ISSUER });
-  ({ backends, gw } = stack);
+  const { backends } = gw;
   identity = createRpcClient(IdentityService, backends.credentialUrl);
   opts = { [oauth.customFetch]: injectFetch(gw.app) };
   as = await oauth.processDiscoveryResponse(
     new URL(ISSUER),
     await oauth.discoveryRequest(new URL(ISSUER), { ...opts, algorithm: "oauth2" }),
   );
-  const app = await gw.call("POST", "/v1/apps", backends.bootstrapKey, {
+  const app = await gw.call("POST", "/v1/apps", gw.key, {
     name: "A",
     platform: "ios",
     bundle_id: `com.example.${randomUUID().slice(0, 8)}`,
@@ -117,7 +113,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   identity?.close();
-  await stack?.stop();
 });
 
 describe("metadata", () => {
@@ -342,7 +337,7 @@ describe("access tokens at /v1", () => {
   it("refuses a viewer's send (403)", async () => {
     const viewer = await createUser(orgA, Role.VIEWER);
     const { tokens } = await tokensFor(viewer);
-    const app = await gw.call("POST", "/v1/apps", backends.bootstrapKey, {
+    const app = await gw.call("POST", "/v1/apps", gw.key, {
       name: "V",
       platform: "ios",
       bundle_id: `com.example.${randomUUID().slice(0, 8)}`,

@@ -37,6 +37,17 @@ export async function createOrgFixtures(
       call("POST", "/v1/devices/register", { app_id: app.id, push_token: pushToken, platform: "ios" }),
     )
   ).id;
+  // A user with a device of their own: DELETE /v1/apps/{app_id}/users/{external_id} erases it.
+  fixtures.external_id = `fixture-user-${randomUUID().slice(0, 8)}`;
+  await created(
+    "user's device",
+    call("POST", "/v1/devices/register", {
+      app_id: app.id,
+      push_token: apnsToken(),
+      platform: "ios",
+      external_id: fixtures.external_id,
+    }),
+  );
   fixtures.segments = (
     await created(
       "segment",

@@ -21,6 +21,8 @@ function policyRole(method: string, path: string): Role {
   if (/^\/v1\/devices\/\{id\}\/in-app-messages\//.test(path)) return "viewer";
   if (/^\/v1\/apps\/\{app_id\}\/in-app-messages(\/|$)/.test(path)) return "developer";
   if (/^\/v1\/apps\/\{app_id\}\/webhooks(\/|$)/.test(path)) return "developer";
+  // Erasing a user's devices and records is device work, not app administration.
+  if (/^\/v1\/apps\/\{app_id\}\/users\//.test(path)) return "developer";
   if (/^\/v1\/(org|members|invitations)(\/|$)/.test(path)) return "owner";
   if (/^\/v1\/(apps|oauth-clients)(\/|$)/.test(path)) return "admin";
   return "developer";

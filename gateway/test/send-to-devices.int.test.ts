@@ -1,25 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { apnsToken, fcmToken } from "../../test/support/device-tokens.js";
-import {
-  createApp as createAppWith,
-  expectError,
-  startGatewayStack,
-  type Backends,
-  type GatewayStack,
-  type Reply,
-  type TestGateway,
-} from "./harness.js";
-import { waitForValue } from "../../test/support/wait.js";
+import { createApp, expectError, registerDevice, useGatewayStack, waitForCampaign } from "./harness.js";
 
 // POST /v1/push/send-to-devices through the gateway's build() against the real credential,
 // device-registry and campaign services. No sender runs: a campaign with an audience stays
 // "sending" once fanned out, with audience_size the devices handed to the senders.
-let backends: Backends;
-let gw: TestGateway;
-let key: string;
+const gw = useGatewayStack();
 
-const createApp = () => createAppWith(gw, key);
 const sendBody = (appId: string, deviceIds: unknown, extra: Record<string, unknown> = {}) => ({
   app_id: appId,
   name: "Test push",
@@ -27,49 +15,25 @@ const sendBody = (appId: string, deviceIds: unknown, extra: Record<string, unkno
   device_ids: deviceIds,
   ...extra,
 });
-const sendToDevices = (body: unknown, token = key, headers: Record<string, string> = {}) =>
+const sendToDevices = (body: unknown, token = gw.key, headers: Record<string, string> = {}) =>
   gw.call("POST", "/v1/push/send-to-devices", token, body, headers);
 
-async function register(appId: string, platform: "ios" | "android", extra: Record<string, unknown> = {}) {
-  const res = await gw.call("POST", "/v1/devices/register", key, {
-    app_id: appId,
-    push_token: platform === "ios" ? apnsToken() : fcmToken(),
-    platform,
-    ...extra,
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.body.id as string;
-}
+const register = (appId: string, platform: "ios" | "android", extra: Record<string, unknown> = {}) =>
+  registerDevice(gw, gw.key, appId, { push_token: platform === "ios" ? apnsToken() : fcmToken(), platform, ...extra });
 
 /** Polls the campaign until fan-out is over: sending with its audience, or completed. */
-function fannedOut(id: string): Promise<Reply["body"]> {
-  return waitForValue(
-    `campaign ${id} to fan out`,
-    async () => {
-      const res = await gw.call("GET", `/v1/campaigns/${id}`, key);
-      expect(res.status, res.text).toBe(200);
-      return res.body;
-    },
+const fannedOut = (id: string) =>
+  waitForCampaign(
+    gw,
+    gw.key,
+    id,
     ({ status, audience_size }) => status === "completed" || (status === "sending" && audience_size > 0),
-    { timeoutMs: 15_000, everyMs: 50, show: (c) => `status ${c.status}` },
+    `campaign ${id} to fan out`,
   );
-}
-
-let stack: GatewayStack;
-
-beforeAll(async () => {
-  stack = await startGatewayStack();
-  ({ backends, gw } = stack);
-  key = backends.bootstrapKey;
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
 
 describe("POST /v1/push/send-to-devices", () => {
   it("sends to exactly the chosen device, not the other devices of its user", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const chosen = await register(app.id, "ios", { external_id: "user-1" });
     await register(app.id, "android", { external_id: "user-1" });
     await register(app.id, "ios");
@@ -86,11 +50,11 @@ describe("POST /v1/push/send-to-devices", () => {
   });
 
   it("reaches a device without an external id, and counts only the app's targetable devices", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const bare = await register(app.id, "android");
     const optedOut = await register(app.id, "ios");
-    expect((await gw.call("POST", `/v1/devices/${optedOut}/opt-out`, key)).status).toBe(200);
-    const other = await createApp();
+    expect((await gw.call("POST", `/v1/devices/${optedOut}/opt-out`, gw.key)).status).toBe(200);
+    const other = await createApp(gw, gw.key);
     const elsewhere = await register(other.id, "ios");
     const res = await sendToDevices(sendBody(app.id, [bare, optedOut, elsewhere, randomUUID()]));
     expect(res.status, res.text).toBe(201);
@@ -98,8 +62,8 @@ describe("POST /v1/push/send-to-devices", () => {
   });
 
   it("completes at once when none of the ids is a device of the app", async () => {
-    const app = await createApp();
-    const other = await createApp();
+    const app = await createApp(gw, gw.key);
+    const other = await createApp(gw, gw.key);
     const elsewhere = await register(other.id, "ios");
     const res = await sendToDevices(sendBody(app.id, [elsewhere, randomUUID()]));
     expect(res.status, res.text).toBe(201);
@@ -107,7 +71,7 @@ describe("POST /v1/push/send-to-devices", () => {
   });
 
   it("schedules like the other sends", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const device = await register(app.id, "ios");
     const at = new Date(Date.now() + 3_600_000).toISOString();
     const res = await sendToDevices(sendBody(app.id, [device], { scheduled_at: at }));
@@ -116,7 +80,7 @@ describe("POST /v1/push/send-to-devices", () => {
   });
 
   it("answers 400 for missing, empty, malformed or too many ids, with the field", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const hundredAndOne = Array.from({ length: 101 }, () => randomUUID());
     const bad: [unknown, string][] = [
       [{ app_id: app.id, name: "x", contents: { en: { title: "x" } } }, "/device_ids"],
@@ -141,7 +105,7 @@ describe("POST /v1/push/send-to-devices", () => {
   });
 
   it("answers 422 without an en entry and 404 for an unknown app, as the other sends", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const res = await sendToDevices({
       app_id: app.id,
       name: "x",
@@ -153,9 +117,9 @@ describe("POST /v1/push/send-to-devices", () => {
   });
 
   it("keeps an app-scoped key to its own app", async () => {
-    const mine = await createApp();
-    const other = await createApp();
-    const created = await gw.call("POST", `/v1/apps/${mine.id}/api-keys`, key, { name: "app", scope: "app" });
+    const mine = await createApp(gw, gw.key);
+    const other = await createApp(gw, gw.key);
+    const created = await gw.call("POST", `/v1/apps/${mine.id}/api-keys`, gw.key, { name: "app", scope: "app" });
     expect(created.status, created.text).toBe(201);
     const scoped = created.body.secret as string;
     const theirs = await register(other.id, "ios");
@@ -166,16 +130,16 @@ describe("POST /v1/push/send-to-devices", () => {
   });
 
   it("replays a retried send with the same Idempotency-Key", async () => {
-    const app = await createApp();
+    const app = await createApp(gw, gw.key);
     const device = await register(app.id, "ios");
     const headers = { "idempotency-key": `test-push-${randomUUID()}` };
-    const first = await sendToDevices(sendBody(app.id, [device]), key, headers);
+    const first = await sendToDevices(sendBody(app.id, [device]), gw.key, headers);
     expect(first.status, first.text).toBe(201);
-    const replay = await sendToDevices(sendBody(app.id, [device]), key, headers);
+    const replay = await sendToDevices(sendBody(app.id, [device]), gw.key, headers);
     expect(replay.status, replay.text).toBe(200);
     expect(replay.headers["idempotent-replayed"]).toBe("true");
     expect(replay.body).toMatchObject({ id: first.body.id, target: { type: "devices", device_ids: [device] } });
-    const again = await sendToDevices(sendBody(app.id, [device]), key, {
+    const again = await sendToDevices(sendBody(app.id, [device]), gw.key, {
       "idempotency-key": `test-push-${randomUUID()}`,
     });
     expect(again.status).toBe(201);

@@ -1,25 +1,17 @@
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGatewayStack, type GatewayStack, type TestGateway } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useGatewayStack } from "./harness.js";
 
 /**
  * What the HTTP parser refuses before any route runs, over a real socket (inject()
  * bypasses the parser): each answer is the API's error body, with the right status.
  */
-let gw: TestGateway;
+const gw = useGatewayStack();
 let port: number;
 
-let stack: GatewayStack;
-
 beforeAll(async () => {
-  stack = await startGatewayStack();
-  gw = stack.gw;
   await gw.app.listen({ port: 0, host: "127.0.0.1" });
   port = (gw.app.server.address() as net.AddressInfo).port;
-});
-
-afterAll(async () => {
-  await stack?.stop();
 });
 
 /** Sends raw bytes; answers the status and JSON body of the first response. */

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -307,6 +308,53 @@ describe("console", () => {
     const ours = deliveries.filter((p) => p.data?.marker === marker);
     expect(ours).toHaveLength(DEVICES);
     expect(ours.filter((p) => p.title === "Hallo")).toHaveLength(DEVICES / 2);
+  });
+
+  it("lists the campaign's deliveries with external ids, filters them and exports them", async () => {
+    // Still on the completed campaign's page.
+    const campaignId = page.url().split("/").pop()!;
+    const section = page.getByRole("region", { name: "Deliveries" });
+    const table = section.getByRole("table", { name: "Deliveries" });
+    await expect.poll(() => section.getByText(`${DEVICES} in total`).isVisible()).toBe(true);
+    expect(await table.getByRole("row").count()).toBe(DEVICES + 1);
+    const externalIds = await table.locator("tbody tr td:nth-child(2)").allTextContents();
+    expect(externalIds.sort()).toEqual(Array.from({ length: DEVICES }, (_, i) => `user-${i}`).sort());
+    expect(new Set(await table.locator("tbody tr td:nth-child(4)").allTextContents())).toEqual(new Set(["delivered"]));
+
+    await choose("Outcome", "Failed");
+    await expect.poll(() => section.getByText("No delivery matches these filters.").isVisible()).toBe(true);
+    await choose("Outcome", "Delivered");
+    await choose("Platform", "Web");
+    await expect.poll(() => section.getByText(`${DEVICES} in total`).isVisible()).toBe(true);
+    await shot("07a-campaign-deliveries");
+
+    const csvDownload = page.waitForEvent("download");
+    await section.getByRole("button", { name: "Export CSV" }).click();
+    const csv = await csvDownload;
+    expect(csv.suggestedFilename()).toBe(`campaign-${campaignId}-deliveries.csv`);
+    const rows = (await readFile((await csv.path())!, "utf8")).split("\r\n");
+    expect(rows[0]).toBe("device_id,external_id,platform,outcome,reason,attempts,at");
+    expect(rows.at(-1)).toBe("");
+    expect(
+      rows
+        .slice(1, -1)
+        .map((r) => r.split(",")[1])
+        .sort(),
+    ).toEqual([...externalIds].sort());
+
+    const ndjsonDownload = page.waitForEvent("download");
+    await section.getByRole("button", { name: "Export NDJSON" }).click();
+    const ndjson = await ndjsonDownload;
+    expect(ndjson.suggestedFilename()).toBe(`campaign-${campaignId}-deliveries.ndjson`);
+    const lines = (await readFile((await ndjson.path())!, "utf8")).trimEnd().split("\n");
+    expect(lines.map((l) => JSON.parse(l))).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ external_id: "user-3", platform: "web", outcome: "delivered" }),
+      ]),
+    );
+    expect(lines).toHaveLength(DEVICES);
+    await choose("Outcome", "Any");
+    await choose("Platform", "Any");
   });
 
   it("schedules a campaign in a chosen time zone and cancels it", async () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { inject } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
-import { bulkKey, expectConsistentStats, waitForCampaign, type Rest } from "../support/herald-client.js";
+import { expectConsistentStats, type Rest, waitForCampaign, webPushApp } from "../support/herald-client.js";
 import { waitUntil } from "../support/wait.js";
 import { seedRegistryDevices } from "../support/registry-seed.js";
-import { restClient, startStack, type Stack } from "../support/stack.js";
+import { startStack, type Stack } from "../support/stack.js";
 
 // kill -9 in the middle of a 20,000-device campaign: of the web push sender, then of
 // the campaign service during fan-out. Nothing accepted may be lost; every device ends
@@ -29,16 +29,9 @@ beforeAll(async () => {
     },
   });
   sim = new SimAdminClient(stack.simAdminUrl);
-  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
-  const app = await boot("POST", "/v1/apps", { name: "Big", platform: "web", bundle_id: "com.example.big" });
-  appId = app.body.id;
-  api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
-  const config = await api("POST", `/v1/apps/${appId}/platform-config`, {
-    platform: "web",
-    vapid_subject: "mailto:ops@example.com",
-  });
-  expect(config.status).toBe(200);
-  subs = await sim.createWebPushSubscriptions(config.body.vapid_public_key, N);
+  let vapidPublicKey: string;
+  ({ appId, api, vapidPublicKey } = await webPushApp(stack, "Big", "com.example.big"));
+  subs = await sim.createWebPushSubscriptions(vapidPublicKey, N);
   await seedRegistryDevices(
     inject("infra").databaseUrl,
     stack.schemas["device-registry"]!,

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { SimAdminClient, type CreatedSubscription } from "@herald/provider-sim/admin-client";
-import { bulkKey, expectConsistentStats, mapLimit, waitForCampaign, type Rest } from "../support/herald-client.js";
-import { restClient, startStack, type Stack } from "../support/stack.js";
+import { expectConsistentStats, mapLimit, type Rest, waitForCampaign, webPushApp } from "../support/herald-client.js";
+import { startStack, type Stack } from "../support/stack.js";
 import { eventually, poll } from "../support/wait.js";
 
 // The delivery pipeline through the REST API only: gateway → campaign service → fan-out
@@ -94,18 +94,10 @@ beforeAll(async () => {
     },
   });
   sim = new SimAdminClient(stack.simAdminUrl);
-  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
-  const app = await boot("POST", "/v1/apps", { name: "Web app", platform: "web", bundle_id: "com.example.webapp" });
-  expect(app.status).toBe(201);
-  appId = app.body.id;
-  api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
-  const config = await api("POST", `/v1/apps/${appId}/platform-config`, {
-    platform: "web",
-    vapid_subject: "mailto:ops@example.com",
-  });
-  expect(config.status, config.text).toBe(200);
+  let vapidPublicKey: string;
+  ({ appId, api, vapidPublicKey } = await webPushApp(stack, "Web app", "com.example.webapp"));
 
-  const subs = await sim.createWebPushSubscriptions(config.body.vapid_public_key, N);
+  const subs = await sim.createWebPushSubscriptions(vapidPublicKey, N);
   devices = await mapLimit(subs, 32, async (sub, i) => {
     const d: Omit<TestDevice, "id"> = {
       i,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { bulkKey, type Rest } from "../support/herald-client.js";
+import { appWithBulkKey, type Rest } from "../support/herald-client.js";
 import { restClient, startStack, type Stack } from "../support/stack.js";
 
 // POST /v1/devices/import: a 200,000-line NDJSON file streamed through the gateway, with
@@ -61,12 +61,11 @@ async function importFile(body: Readable | string, contentType = "application/x-
 
 beforeAll(async () => {
   stack = await startStack(inject("infra"), { env: { LOG_LEVEL: "info" } });
-  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
-  const app = await boot("POST", "/v1/apps", { name: "Imported", platform: "ios", bundle_id: "com.example.imported" });
-  expect(app.status, app.text).toBe(201);
-  appId = app.body.id;
-  key = await bulkKey(boot, appId);
-  api = restClient(stack.gatewayUrls[0]!, key);
+  ({ appId, key, api } = await appWithBulkKey(stack, {
+    name: "Imported",
+    platform: "ios",
+    bundle_id: "com.example.imported",
+  }));
 }, 120_000);
 
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type CreatedSubscription, SimAdminClient } from "@herald/provider-sim/admin-client";
-import { bulkKey, mapLimit, waitForCampaign, type Rest, scrapeMetric } from "../support/herald-client.js";
+import { mapLimit, type Rest, scrapeMetric, waitForCampaign, webPushApp } from "../support/herald-client.js";
 import { waitUntil } from "../support/wait.js";
-import { restClient, startStack, type Stack } from "../support/stack.js";
+import { startStack, type Stack } from "../support/stack.js";
 
 // The Prometheus metrics an operator scales and alerts on, read from /metrics of the
 // real processes as Prometheus would.
@@ -23,16 +23,9 @@ beforeAll(async () => {
     envFor: { campaign: { FANOUT_BATCH_SIZE: String(BATCH) } },
   });
   sim = new SimAdminClient(stack.simAdminUrl);
-  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
-  const app = await boot("POST", "/v1/apps", { name: "Metered", platform: "web", bundle_id: "com.example.metered" });
-  expect(app.status, app.text).toBe(201);
-  appId = app.body.id;
-  api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, appId));
-  const web = await api("POST", `/v1/apps/${appId}/platform-config`, {
-    platform: "web",
-    vapid_subject: "mailto:ops@example.com",
-  });
-  subs = await sim.createWebPushSubscriptions(web.body.vapid_public_key, N);
+  let vapidPublicKey: string;
+  ({ appId, api, vapidPublicKey } = await webPushApp(stack, "Metered", "com.example.metered"));
+  subs = await sim.createWebPushSubscriptions(vapidPublicKey, N);
   await mapLimit(subs, 8, async (s) => {
     const res = await api("POST", "/v1/devices/register", {
       app_id: appId,

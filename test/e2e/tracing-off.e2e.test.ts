@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { SimAdminClient } from "@herald/provider-sim/admin-client";
-import { bulkKey, waitForCampaign } from "../support/herald-client.js";
+import { waitForCampaign, webPushApp } from "../support/herald-client.js";
 import { type OtlpReceiver, startOtlpReceiver } from "../support/otlp-receiver.js";
-import { restClient, startStack, type Stack } from "../support/stack.js";
+import { startStack, type Stack } from "../support/stack.js";
 
 // Tracing is off unless an OTLP endpoint is named, and OTEL_SDK_DISABLED turns it off even
 // then: a campaign runs with receivers listening at the OTLP default address (where an
@@ -45,17 +45,10 @@ afterAll(async () => {
 
 it("exports nothing with no OTLP endpoint, nor with OTEL_SDK_DISABLED=true", async () => {
   const sim = new SimAdminClient(stack.simAdminUrl);
-  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
-  const app = await boot("POST", "/v1/apps", { name: "Untraced", platform: "web", bundle_id: "com.example.untraced" });
-  expect(app.status, app.text).toBe(201);
-  const api = restClient(stack.gatewayUrls[0]!, await bulkKey(boot, app.body.id));
-  const web = await api("POST", `/v1/apps/${app.body.id}/platform-config`, {
-    platform: "web",
-    vapid_subject: "mailto:ops@example.com",
-  });
-  const [sub] = await sim.createWebPushSubscriptions(web.body.vapid_public_key, 1);
+  const { appId, api, vapidPublicKey } = await webPushApp(stack, "Untraced", "com.example.untraced");
+  const [sub] = await sim.createWebPushSubscriptions(vapidPublicKey, 1);
   const reg = await api("POST", "/v1/devices/register", {
-    app_id: app.body.id,
+    app_id: appId,
     platform: "web",
     push_token: JSON.stringify(sub!.subscription),
   });
@@ -63,7 +56,7 @@ it("exports nothing with no OTLP endpoint, nor with OTEL_SDK_DISABLED=true", asy
   const send = await api(
     "POST",
     "/v1/push/send",
-    { app_id: app.body.id, name: "untraced", contents: { en: { title: "Hi" } } },
+    { app_id: appId, name: "untraced", contents: { en: { title: "Hi" } } },
     { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
   );
   expect(send.status, send.text).toBe(201);

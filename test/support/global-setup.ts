@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import type {} from "vitest";
 import type { TestProject } from "vitest/node";
 import { DEFAULT_URLS, reachable, type InfraUrls } from "./infra-urls.js";
+import { ensureDatabase } from "../../scripts/database.mjs";
 import { SOURCE_NODE_ARGS } from "../../scripts/processes.mjs";
 
 declare module "vitest" {
@@ -56,24 +56,6 @@ function trustSimulatorCa(): void {
   mkdirSync(path.dirname(bundle), { recursive: true });
   writeFileSync(bundle, `${parts.join("\n")}\n`);
   process.env.NODE_EXTRA_CA_CERTS = bundle;
-}
-
-async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = target.pathname.slice(1);
-  const admin = new URL(url);
-  admin.pathname = "/postgres";
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (!rowCount)
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, "")}"`).catch((err: { code?: string }) => {
-        if (err.code !== "42P04") throw err; // created concurrently
-      });
-  } finally {
-    await client.end();
-  }
 }
 
 async function ensureJetStream(url: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { restClient } from "./stack.js";
+import { restClient, type Stack } from "./stack.js";
 import { waitForValue } from "./wait.js";
 
 export type Rest = ReturnType<typeof restClient>;
@@ -32,6 +32,37 @@ export async function bulkKey(api: Rest, appId: string): Promise<string> {
   });
   expect(res.status, res.text).toBe(201);
   return res.body.secret as string;
+}
+
+/**
+ * A new app, made with the stack's bootstrap key (`boot`), and a client (`api`) on a bulk key
+ * (`key`) for it: where the end-to-end suites start.
+ */
+export async function appWithBulkKey(
+  stack: Pick<Stack, "gatewayUrls" | "apiKey">,
+  app: { name: string; platform: string; bundle_id: string },
+): Promise<{ appId: string; key: string; api: Rest; boot: Rest }> {
+  const boot = restClient(stack.gatewayUrls[0]!, stack.apiKey);
+  const created = await boot("POST", "/v1/apps", app);
+  expect(created.status, created.text).toBe(201);
+  const appId = created.body.id as string;
+  const key = await bulkKey(boot, appId);
+  return { appId, key, api: restClient(stack.gatewayUrls[0]!, key), boot };
+}
+
+/** appWithBulkKey for a web app, configured with a VAPID key pair the service generates (its public key answered). */
+export async function webPushApp(
+  stack: Pick<Stack, "gatewayUrls" | "apiKey">,
+  name: string,
+  bundleId: string,
+): Promise<{ appId: string; api: Rest; vapidPublicKey: string }> {
+  const { appId, api } = await appWithBulkKey(stack, { name, platform: "web", bundle_id: bundleId });
+  const config = await api("POST", `/v1/apps/${appId}/platform-config`, {
+    platform: "web",
+    vapid_subject: "mailto:ops@example.com",
+  });
+  expect(config.status, config.text).toBe(200);
+  return { appId, api, vapidPublicKey: config.body.vapid_public_key as string };
 }
 
 /** Polls a campaign until it reaches one of `statuses`. */

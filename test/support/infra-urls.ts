@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import net from "node:net";
 
 export interface InfraUrls {
@@ -11,6 +12,23 @@ export const DEFAULT_URLS: InfraUrls = {
   natsUrl: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
   redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
 };
+
+/**
+ * What every Herald process of one stack reads (the end-to-end tests' and the bench's): the
+ * infrastructure, the stack's NATS namespace and Redis prefix (`id`), a master key of its
+ * own, and the bootstrap API key.
+ */
+export function stackEnv(infra: InfraUrls, id: string, apiKey: string): Record<string, string> {
+  return {
+    DATABASE_URL: infra.databaseUrl,
+    NATS_URL: infra.natsUrl,
+    NATS_NAMESPACE: id,
+    REDIS_URL: infra.redisUrl,
+    REDIS_KEY_PREFIX: `${id}:`,
+    HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
+    HERALD_BOOTSTRAP_API_KEY: apiKey,
+  };
+}
 
 export function reachable(rawUrl: string, timeoutMs = 2_000): Promise<boolean> {
   const u = new URL(rawUrl);

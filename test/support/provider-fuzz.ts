@@ -15,7 +15,9 @@ import {
 } from "@herald/sender";
 import fc from "fast-check";
 import { expect } from "vitest";
-import { fuzzParams } from "./fuzz-settings.js";
+import { fuzzParams, reportFigures } from "./fuzz-settings.js";
+import { type FuzzPeer, startFuzzPeer } from "./h2-fuzz-peer.js";
+import { suiteFixture } from "./suite-fixture.js";
 import { eventually } from "./wait.js";
 
 /**
@@ -143,6 +145,37 @@ export class ProviderFigures {
     }
   }
 }
+
+/**
+ * The misbehaving peer of a sender's suite, started before its tests and closed after them,
+ * and the figures its examples count, reported once the suite is done under `suite`, with
+ * what `answers` says of the peer's answers (how many were fuzzed, and of what kind).
+ */
+export function useFuzzPeer(
+  suite: string,
+  answers: (seen: FuzzPeer["seen"]) => Record<string, number>,
+): { peer: FuzzPeer; figures: ProviderFigures } {
+  const figures = new ProviderFigures();
+  const peer = suiteFixture(startFuzzPeer, async (started) => {
+    reportFigures(suite, {
+      batches: figures.batches,
+      "outcomes checked": figures.devices,
+      ...answers(started.seen),
+      outcomes: JSON.stringify(figures.outcomes),
+    });
+    await started.close();
+  });
+  return { peer, figures };
+}
+
+/** An HTTP/2 pool's settings for fuzzing: quick request timeouts, no pings, room for every stream. */
+export const FUZZ_POOL = {
+  maxQueued: 10_000,
+  requestTimeoutMs: 300,
+  connectTimeoutMs: 2_000,
+  idleTimeoutMs: 60_000,
+  pingIntervalMs: 0,
+} as const;
 
 /** One example of a sender's property: the provider under test and the pool whose work must drain. */
 export interface ProviderExample<C> {

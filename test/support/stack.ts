@@ -8,7 +8,7 @@ import { deleteNamespaceStreams } from "./nats-streams.js";
 import { findSecrets } from "./secret-scan.js";
 import { uniqueName } from "./unique.js";
 import { untilServing } from "./wait.js";
-import type { InfraUrls } from "./infra-urls.js";
+import { type InfraUrls, stackEnv } from "./infra-urls.js";
 import {
   DEFAULT_PORTS,
   heraldProcesses,
@@ -128,13 +128,7 @@ export async function startStack(infra: InfraUrls, opts: StackOptions = {}): Pro
   const portNames = Object.keys(DEFAULT_PORTS) as (keyof HeraldPorts)[];
   const ports = Object.fromEntries(await Promise.all(portNames.map(async (n) => [n, await freePort()]))) as HeraldPorts;
   const common: NodeJS.ProcessEnv = {
-    DATABASE_URL: infra.databaseUrl,
-    NATS_URL: infra.natsUrl,
-    NATS_NAMESPACE: id,
-    REDIS_URL: infra.redisUrl,
-    REDIS_KEY_PREFIX: `${id}:`,
-    HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
-    HERALD_BOOTSTRAP_API_KEY: apiKey,
+    ...stackEnv(infra, id, apiKey),
     HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
     HERALD_WEBHOOK_ALLOW_PRIVATE: "1",
     LOG_LEVEL: "debug",

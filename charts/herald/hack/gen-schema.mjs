@@ -28,6 +28,22 @@ const strOrNull = (extra = {}) => {
 };
 const bool = { type: "boolean" };
 
+// A KEDA ScaledObject on a JetStream consumer's backlog (senders, webhooks): what differs
+// is the least replica count, what the backlog counts, and any further settings.
+const keda = (minReplicaCount, lagThreshold, extra = {}) =>
+  obj({
+    enabled: bool,
+    minReplicaCount,
+    maxReplicaCount: int(1),
+    lagThreshold,
+    activationLagThreshold: int(0),
+    pollingInterval: int(1),
+    cooldownPeriod: int(0),
+    account: str({ minLength: 1 }),
+    useHttps: bool,
+    ...extra,
+  });
+
 const definitions = {
   port: int(1, 65535),
   logLevel: { type: "string", enum: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] },
@@ -97,17 +113,22 @@ const definitions = {
     targetMemoryUtilizationPercentage: intOrNull(1, 1000),
     behavior: ref("k8sObject"),
   }),
-  keda: obj({
-    enabled: bool,
-    minReplicaCount: int(0),
-    maxReplicaCount: int(1),
-    lagThreshold: int(1, undefined, "Target backlog (pending + ack-pending delivery batches) per replica."),
-    activationLagThreshold: int(0),
-    pollingInterval: int(1),
-    cooldownPeriod: int(0),
-    account: str({ minLength: 1 }),
-    useHttps: bool,
-  }),
+  keda: keda(int(0), int(1, undefined, "Target backlog (pending + ack-pending delivery batches) per replica.")),
+  kedaWebhooks: keda(
+    int(1, undefined, "At least 1: webhooks also serves the endpoints API."),
+    int(1, undefined, "Target backlog (pending + ack-pending webhook events) per replica."),
+    {
+      dueDeliveries: obj({
+        serverAddress: str({
+          pattern: "^(|https?://\\S+)$",
+          description: "Prometheus server of the trigger on herald_webhook_due_deliveries; empty: no such trigger.",
+        }),
+        threshold: int(1, undefined, "Target due deliveries per replica."),
+        activationThreshold: int(0),
+        query: str({ description: "PromQL; empty: the chart's query of herald_webhook_due_deliveries." }),
+      }),
+    },
+  ),
   sizeLimit: { type: "string", pattern: "^[0-9]+([numkKMGTPE]i?)?$" },
   peers: { type: "array", items: { type: "object" }, description: "NetworkPolicyPeer list." },
   netpolPorts: {
@@ -207,6 +228,7 @@ const configs = {
     fanoutConcurrency: intOrNull(1, 64, "FANOUT_CONCURRENCY"),
     fanoutLeaseMs: intOrNull(1000, 3600000, "FANOUT_LEASE_MS"),
     schedulerIntervalMs: intOrNull(10, 3600000, "SCHEDULER_INTERVAL_MS"),
+    receiptRetentionDays: intOrNull(1, 3650, "HERALD_RECEIPT_RETENTION_DAYS"),
   },
   webhooks: {
     dbSchema,
@@ -266,7 +288,13 @@ function component(key) {
     extraEnv: nullable(ref("k8sList")),
     resources: nullable(ref("resources")),
     service: ref("service"),
-    autoscaling: obj(kind === "sender" ? { hpa: ref("hpa"), keda: ref("keda") } : { hpa: ref("hpa") }),
+    autoscaling: obj(
+      kind === "sender"
+        ? { hpa: ref("hpa"), keda: ref("keda") }
+        : key === "webhooks"
+          ? { hpa: ref("hpa"), keda: ref("kedaWebhooks") }
+          : { hpa: ref("hpa") },
+    ),
   };
   for (const [k, s] of Object.entries(inheritable)) if (!(k in props)) props[k] = orNull(s);
   definitions[`component_${key}`] = obj(props);
@@ -416,6 +444,7 @@ const schema = {
         nats: ref("egressRule"),
         redis: ref("egressRule"),
         senders: ref("egressRule"),
+        webhooks: ref("egressRule"),
         jwks: ref("egressRule"),
         extra: ref("k8sList"),
       }),

@@ -82,8 +82,11 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 {{/*
 Components, in rendering order, and what the code fixes about each: its role name (the
 container argument and the suffix of its resources), its kind (gateway, service or
-sender), whom it calls, which infrastructure it uses, and for a sender the JetStream
-platform subject its durable consumer is named after (packages/sender: "sender-<platform>").
+sender), whom it calls, which infrastructure it uses, for a sender the JetStream
+platform subject its durable consumer is named after (packages/sender: "sender-<platform>"),
+and for a component KEDA may scale the stream and durable consumer of its backlog, before
+the namespace prefix (packages/runtime/src/streams.ts; the webhooks dispatcher's durable:
+services/webhooks/src/event-consumer.ts, WEBHOOK_EVENTS_DURABLE).
 */}}
 {{- define "herald.componentKeys" -}}
 gateway credential deviceRegistry campaign webhooks senderApns senderFcm senderWebpush
@@ -98,6 +101,8 @@ gateway:
   calls: [credential, deviceRegistry, campaign, webhooks]
   infra: [redis]
   webPush: false
+  kedaStream: ""
+  kedaConsumer: ""
 credential:
   name: credential
   kind: service
@@ -106,6 +111,8 @@ credential:
   calls: []
   infra: [postgresql, nats]
   webPush: false
+  kedaStream: ""
+  kedaConsumer: ""
 deviceRegistry:
   name: device-registry
   kind: service
@@ -114,6 +121,8 @@ deviceRegistry:
   calls: []
   infra: [postgresql, nats]
   webPush: true
+  kedaStream: ""
+  kedaConsumer: ""
 campaign:
   name: campaign
   kind: service
@@ -122,6 +131,8 @@ campaign:
   calls: [deviceRegistry]
   infra: [postgresql, nats]
   webPush: false
+  kedaStream: ""
+  kedaConsumer: ""
 webhooks:
   name: webhooks
   kind: service
@@ -130,6 +141,8 @@ webhooks:
   calls: []
   infra: [postgresql, nats]
   webPush: false
+  kedaStream: WEBHOOKS
+  kedaConsumer: webhooks-dispatcher
 senderApns:
   name: sender-apns
   kind: sender
@@ -138,6 +151,8 @@ senderApns:
   calls: [credential]
   infra: [nats]
   webPush: false
+  kedaStream: DELIVERY
+  kedaConsumer: sender-ios
 senderFcm:
   name: sender-fcm
   kind: sender
@@ -146,6 +161,8 @@ senderFcm:
   calls: [credential]
   infra: [nats, redis]
   webPush: false
+  kedaStream: DELIVERY
+  kedaConsumer: sender-android
 senderWebpush:
   name: sender-webpush
   kind: sender
@@ -154,6 +171,8 @@ senderWebpush:
   calls: [credential]
   infra: [nats]
   webPush: true
+  kedaStream: DELIVERY
+  kedaConsumer: sender-web
 {{- end -}}
 
 {{/* components.<key>.config settings → environment variables. */}}
@@ -195,6 +214,7 @@ campaign:
   fanoutConcurrency: FANOUT_CONCURRENCY
   fanoutLeaseMs: FANOUT_LEASE_MS
   schedulerIntervalMs: SCHEDULER_INTERVAL_MS
+  receiptRetentionDays: HERALD_RECEIPT_RETENTION_DAYS
 webhooks:
   dbSchema: DB_SCHEMA
   allowPrivate: HERALD_WEBHOOK_ALLOW_PRIVATE
@@ -269,7 +289,7 @@ never come out as 1e+06 (values files give float64 numbers).
 {{/*
 Resolves one component: call with (dict "root" $ "key" "<componentKey>" "out" (dict));
 fills .out with the component's values deep-merged over `defaults`, plus the facts above
-(name, kind, calls, infra, platform, urlEnv, webPush) and computed fields: fullname,
+(name, kind, calls, infra, platform, urlEnv, webPush, kedaStream, kedaConsumer) and computed fields: fullname,
 autoscaled, hpaEnabled, kedaEnabled, minReplicas. Fails on inconsistent settings.
 Renders nothing.
 */}}
@@ -303,8 +323,8 @@ Renders nothing.
 {{- if and $hpaOn $kedaOn -}}
 {{- fail (printf "herald: components.%s.autoscaling: enable either hpa or keda, not both" $key) -}}
 {{- end -}}
-{{- if and $kedaOn (ne $facts.kind "sender") -}}
-{{- fail (printf "herald: components.%s.autoscaling.keda: KEDA scaling on the delivery backlog applies to the senders only; use autoscaling.hpa" $key) -}}
+{{- if and $kedaOn (not $facts.kedaStream) -}}
+{{- fail (printf "herald: components.%s.autoscaling.keda: KEDA scaling on a JetStream backlog applies to the senders and webhooks only; use autoscaling.hpa" $key) -}}
 {{- end -}}
 {{- $_ := set $out "hpa" $hpa -}}
 {{- $_ := set $out "keda" $keda -}}

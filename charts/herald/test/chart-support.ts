@@ -293,6 +293,34 @@ export const VALUE_SETS: Record<string, ValueSet> = {
     topologySpread: true,
     roles: allRoles,
   },
+  "keda-webhooks": {
+    // The webhooks component scaled by KEDA on its events backlog and, through Prometheus,
+    // on its due deliveries; under a NATS namespace, so the names carry its prefix.
+    releaseName: "hooks",
+    namespace: "notify",
+    apiVersions: KEDA_APIS,
+    values: {
+      nats: { namespace: "tenant_b", monitoringEndpoint: "nats.nats.svc:8222" },
+      serviceMonitor: { enabled: true },
+      components: {
+        webhooks: {
+          autoscaling: {
+            keda: {
+              enabled: true,
+              minReplicaCount: 2,
+              maxReplicaCount: 5,
+              dueDeliveries: { serverAddress: "http://prometheus-operated.monitoring.svc:9090", threshold: 32 },
+            },
+          },
+        },
+      },
+    },
+    existingSecrets: {},
+    natsNamespace: "tenant_b",
+    natsMonitoringEndpoint: "nats.nats.svc:8222",
+    topologySpread: true,
+    roles: allRoles,
+  },
 };
 
 /** Chart.yaml, as an object. */

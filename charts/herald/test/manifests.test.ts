@@ -1,8 +1,11 @@
 import { readEnv, streamNames } from "@herald/runtime";
+import { Gauge, Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROLE_NAMES, type RoleName } from "../../../packages/cli/src/roles.js";
 import { nodeFlagsOf, nodeOptionsOf } from "../../../scripts/processes.mjs";
 import { configSpec as credentialConfigSpec, sealedBoxOf } from "../../../services/credential/src/config.js";
+import { WEBHOOK_EVENTS_DURABLE } from "../../../services/webhooks/src/event-consumer.js";
+import { createWebhookMetrics } from "../../../services/webhooks/src/metrics.js";
 import {
   ENV_SPECS,
   EXTRA_ENV,
@@ -137,6 +140,16 @@ describe("rendered objects", () => {
       Deployment: 8,
       ScaledObject: 3,
       PodDisruptionBudget: 3,
+    },
+    "keda-webhooks": {
+      ServiceAccount: 1,
+      Secret: 2,
+      ConfigMap: 8,
+      Service: 8,
+      Deployment: 8,
+      ScaledObject: 1,
+      PodDisruptionBudget: 1,
+      ServiceMonitor: 8,
     },
   };
 
@@ -644,7 +657,7 @@ describe("disruption budgets and autoscaling", () => {
   });
 
   it.each(SETS.filter((s) => VALUE_SETS[s]!.natsMonitoringEndpoint))(
-    "%s: each ScaledObject watches the stream and durable consumer its sender uses (streams.ts, with the process' NATS_NAMESPACE)",
+    "%s: each ScaledObject watches the stream and durable consumer its component uses (streams.ts, with the process' NATS_NAMESPACE)",
     (set) => {
       const objs = objectsOf(set);
       const { natsNamespace, natsMonitoringEndpoint } = VALUE_SETS[set]!;
@@ -653,18 +666,23 @@ describe("disruption budgets and autoscaling", () => {
       for (const so of scaled) {
         const d = byName(objs, "Deployment", so.spec.scaleTargetRef.name)!;
         const role = roleOf(d);
-        const platform = SENDER_PLATFORM[role];
-        expect(platform, `${so.metadata.name} scales a sender`).toBeDefined();
         // The namespace the process will use is what its environment says.
         const ns = envValue(containerEnv(objs, mainContainer(d)), "NATS_NAMESPACE") ?? "";
         expect(ns).toBe(natsNamespace);
         const names = streamNames(ns);
-        expect(so.spec.triggers).toHaveLength(1);
-        const [trigger] = so.spec.triggers;
+        const platform = SENDER_PLATFORM[role];
+        // The consumer each process creates: packages/sender's, the dispatcher's.
+        const watched =
+          platform !== undefined
+            ? { stream: names.deliveryStream, consumer: names.consumer(`sender-${platform}`) }
+            : role === "webhooks"
+              ? { stream: names.webhooksStream, consumer: names.consumer(WEBHOOK_EVENTS_DURABLE) }
+              : undefined;
+        expect(watched, `${so.metadata.name} scales a sender or webhooks`).toBeDefined();
+        const [trigger, ...more] = so.spec.triggers;
         expect(trigger.type).toBe("nats-jetstream");
         expect(trigger.metadata).toMatchObject({
-          stream: names.deliveryStream,
-          consumer: names.consumer(`sender-${platform}`),
+          ...watched,
           account: "$G",
           natsServerMonitoringEndpoint: natsMonitoringEndpoint,
           useHttps: "false",
@@ -672,9 +690,69 @@ describe("disruption budgets and autoscaling", () => {
         expect(Number(trigger.metadata.lagThreshold)).toBeGreaterThan(0);
         expect(Number(trigger.metadata.activationLagThreshold)).toBeGreaterThanOrEqual(0);
         expect(so.spec.maxReplicaCount).toBeGreaterThanOrEqual(so.spec.minReplicaCount);
+        // Only webhooks has a second trigger, when given a Prometheus server.
+        if (role !== "webhooks") expect(more).toEqual([]);
+        for (const t of more) expect(t.type).toBe("prometheus");
       }
     },
   );
+
+  it("webhooks scales on its events backlog and on the due deliveries its replicas report", async () => {
+    const objs = objectsOf("keda-webhooks");
+    const [so] = ofKind(objs, "ScaledObject");
+    const d = byName(objs, "Deployment", so!.spec.scaleTargetRef.name)!;
+    expect(roleOf(d)).toBe("webhooks");
+    // The API is served throughout: never scaled to zero.
+    expect(so!.spec.minReplicaCount).toBe(2);
+    const prometheus = so!.spec.triggers[1];
+    expect(prometheus.type).toBe("prometheus");
+    expect(prometheus.metadata).toMatchObject({
+      serverAddress: "http://prometheus-operated.monitoring.svc:9090",
+      threshold: "32",
+      activationThreshold: "0",
+    });
+    // The query names a gauge the dispatcher registers, with the labels the chart's
+    // ServiceMonitor gives its series: the release namespace and the webhooks Service.
+    const query: string = prometheus.metadata.query;
+    const [, metric, labels] = /^max\((herald_[a-z_]+)\{(.*)\}\)$/.exec(query) ?? [];
+    const registry = new Registry();
+    createWebhookMetrics(registry, { backlog: async () => 0, due: async () => 0 });
+    expect(registry.getSingleMetric(metric ?? ""), query).toBeInstanceOf(Gauge);
+    const svc = ofKind(objs, "Service").find((s) => selects(s.spec.selector, podLabels(d)))!;
+    expect(labels).toBe(`namespace="${VALUE_SETS["keda-webhooks"]!.namespace}",service="${svc.metadata.name}"`);
+    const sm = ofKind(objs, "ServiceMonitor").find((m) => selects(m.spec.selector.matchLabels, svc.metadata.labels))!;
+    expect(sm.spec.namespaceSelector.matchNames).toEqual([VALUE_SETS["keda-webhooks"]!.namespace]);
+    // Its own query, when given, is used as is; the least replica count defaults to 1.
+    const custom = await render({
+      ...VALUE_SETS["keda-webhooks"]!,
+      values: {
+        ...VALUE_SETS["keda-webhooks"]!.values,
+        components: {
+          webhooks: {
+            autoscaling: {
+              keda: {
+                enabled: true,
+                dueDeliveries: { serverAddress: "http://prom:9090", query: "sum(my_due_deliveries)" },
+              },
+            },
+          },
+        },
+      },
+    });
+    const [customSo] = ofKind(custom, "ScaledObject");
+    expect(customSo!.spec.triggers[1].metadata.query).toBe("sum(my_due_deliveries)");
+    expect(customSo!.spec.minReplicaCount).toBe(1);
+  });
+
+  it("HPA and KEDA both on for webhooks fails the render, as for a sender", async () => {
+    const err = await renderFailure({
+      values: {
+        nats: { monitoringEndpoint: "nats.nats.svc:8222" },
+        components: { webhooks: { autoscaling: { hpa: { enabled: true }, keda: { enabled: true } } } },
+      },
+    });
+    expect(err.stderr).toMatch(/components\.webhooks\.autoscaling: enable either hpa or keda, not both/);
+  });
 
   it("the namespaced and plain JetStream names differ as streams.ts makes them", () => {
     const plain = ofKind(objectsOf("keda-all-senders"), "ScaledObject").map((s) => s.spec.triggers[0].metadata);
@@ -688,6 +766,10 @@ describe("disruption budgets and autoscaling", () => {
       ["tenant_a_DELIVERY", "tenant_a_sender-ios"],
       ["tenant_a_DELIVERY", "tenant_a_sender-android"],
       ["tenant_a_DELIVERY", "tenant_a_sender-web"],
+    ]);
+    const webhooks = ofKind(objectsOf("keda-webhooks"), "ScaledObject").map((s) => s.spec.triggers[0].metadata);
+    expect(webhooks.map((m) => [m.stream, m.consumer])).toEqual([
+      ["tenant_b_WEBHOOKS", "tenant_b_webhooks-dispatcher"],
     ]);
   });
 
@@ -1111,7 +1193,17 @@ describe("NetworkPolicies", () => {
             expect(allows(port), `${role} → ${infraVar} port ${port}`).toBe(true);
           }
         }
-        expect(allows(443), `${role} → 443`).toBe(role.startsWith("sender-"));
+        expect(allows(443), `${role} → 443`).toBe(role.startsWith("sender-") || role === "webhooks");
+        if (role === "webhooks") {
+          // Apps' endpoints: public addresses only, as the dispatcher's address guard.
+          const blocks = egress.filter((r) => r.ports.some((p: any) => p.port === 443)).flatMap((r) => r.to);
+          expect(blocks.map((b: any) => b.ipBlock.cidr)).toEqual(["0.0.0.0/0", "::/0"]);
+          for (const b of blocks) {
+            for (const range of ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "fc00::/7"]) {
+              if (range.includes(":") === b.ipBlock.cidr.includes(":")) expect(b.ipBlock.except).toContain(range);
+            }
+          }
+        }
       }
     },
   );

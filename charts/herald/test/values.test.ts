@@ -140,7 +140,19 @@ describe("values.schema.json", () => {
       { masterKey: { version: 40000 } },
     ],
     [
-      "KEDA on a component that is not a sender",
+      "KEDA scaling webhooks to zero (it serves the endpoints API)",
+      { set: ["components.webhooks.autoscaling.keda.minReplicaCount=0"] },
+      "components.webhooks.autoscaling.keda.minReplicaCount",
+      { components: { webhooks: { autoscaling: { keda: { minReplicaCount: 0 } } } } },
+    ],
+    [
+      "a due-deliveries trigger on a sender",
+      { set: ["components.senderApns.autoscaling.keda.dueDeliveries.threshold=10"] },
+      "components.senderApns.autoscaling.keda: Additional property dueDeliveries",
+      { components: { senderApns: { autoscaling: { keda: { dueDeliveries: { threshold: 10 } } } } } },
+    ],
+    [
+      "KEDA on a component that is neither a sender nor webhooks",
       { set: ["components.campaign.autoscaling.keda.enabled=true"] },
       "components.campaign.autoscaling: Additional property keda",
       { components: { campaign: { autoscaling: { keda: { enabled: true } } } } },

@@ -9,6 +9,7 @@ import { attempt, ErrorAlert, Loading } from "../components/feedback";
 import { formatTime } from "../components/page-header";
 import { canSend } from "../roles";
 import { linkProps } from "../routing";
+import { CampaignDeliveries } from "./campaign-deliveries";
 import { CampaignProgress } from "./campaigns-page";
 import { isCancellable, isRunning, StatusBadge } from "./campaign-status";
 import type { DeliveryPoint } from "./delivery-chart";
@@ -88,6 +89,8 @@ export default function CampaignDetailPage({ id }: { id: string }) {
           </Suspense>
         )}
       </Card>
+      {/* Receipts exist once delivery has started. */}
+      {c.sent_at && <CampaignDeliveries campaignId={c.id} recorded={s.sent} />}
       <Card withBorder component="section" aria-label="Details">
         <Title order={3} size="h4" mb="sm">
           Details

@@ -21,14 +21,14 @@ an app-scoped key used on another app gets 403. Missing or invalid credentials: 
 A client key (\`hk_pub_…\`, \`kind: "client"\`) is publishable: it may ship inside an app or a
 web page. It is scoped to one app and may only call the operations marked
 \`x-herald-client-key\`: register a device, and read, update, opt out, opt in or delete a
-device, or fetch and acknowledge its in-app messages, when the request carries that device's
+device, read its delivery receipts, or fetch and acknowledge its in-app messages, when the request carries that device's
 push token, exactly as registered, in the \`X-Herald-Push-Token\` header (a wrong or missing
 token: 403). Everything else: 403.
 
 ## Roles
 A session token acts with its user's role in the organization: viewer (every GET, and a
 device's in-app message events), developer (devices, segments, campaigns, sends, imports,
-in-app messages), admin (apps, platform configs,
+in-app messages, erasing a user), admin (apps, platform configs,
 API keys, OAuth clients) or owner (the organization, members, invitations); each role
 includes the ones before it. Each operation names the role it needs (\`x-herald-min-role\`);
 a weaker role gets 403. API keys have no role and act within their scope, but the
@@ -152,7 +152,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
         { name: "API keys", description: "Keys that authenticate server-to-server calls and client libraries." },
         { name: "Devices", description: "Registered devices, opt-out and opt-in." },
         { name: "Push", description: "Send notifications: each send creates a campaign." },
-        { name: "Campaigns", description: "Sent and scheduled campaigns, their delivery statistics, cancellation." },
+        {
+          name: "Campaigns",
+          description:
+            "Sent and scheduled campaigns, their delivery statistics and per-device receipts (list, export), cancellation.",
+        },
         { name: "Segments", description: "Named audience rules of an app, targeted by send-to-segment." },
         {
           name: "Android channels",
@@ -169,6 +173,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string, lim
             "HTTPS endpoints that receive the app's events, signed per Standard Webhooks (webhook-id, " +
             "webhook-timestamp, webhook-signature), with retries, rotation and replay.",
         },
+        { name: "Users", description: "Your users in an app, by external id: erasure of their devices and records." },
         { name: "Organization", description: "The organization and the signed-in user (sessions only)." },
         { name: "Members", description: "Members with their roles, and invitations by link (sessions only)." },
         { name: "OAuth clients", description: "The organization's own OAuth clients (sessions only)." },

@@ -22,20 +22,26 @@ const present = (campaign: Campaign | undefined, rpc: string): Campaign => {
   return campaign;
 };
 
+/**
+ * The campaign `/v1/campaigns/{id}…` names, if the caller may see its app: 404 when
+ * unknown, 403 when not theirs. Once per request: the early check
+ * (early-authorization.ts) and the handler share it.
+ */
+export function authorizedCampaign(
+  { campaigns, apps }: Pick<RouteDeps, "campaigns" | "apps">,
+  request: FastifyRequest,
+): Promise<Campaign> {
+  return perRequest(request, "campaign", async () => {
+    const { campaign } = await campaigns.getCampaign({ id: (request.params as CampaignParams).id });
+    const found = present(campaign, "GetCampaign");
+    await apps.authorized(principalOf(request), found.appId);
+    return found;
+  });
+}
+
 export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps): void {
   const { campaigns, apps } = deps;
-
-  /** The campaign if the caller may see its app: 404 when unknown, 403 when not theirs. */
-  function authorizedCampaign(request: FastifyRequest<{ Params: CampaignParams }>): Promise<Campaign> {
-    // Once per request: the early check (early-authorization.ts) and the handler share it.
-    return perRequest(request, "campaign", async () => {
-      const { campaign } = await campaigns.getCampaign({ id: request.params.id });
-      const found = present(campaign, "GetCampaign");
-      await apps.authorized(principalOf(request), found.appId);
-      return found;
-    });
-  }
-  const byCampaign: Authorize = (request) => authorizedCampaign(request as FastifyRequest<{ Params: CampaignParams }>);
+  const byCampaign: Authorize = (request) => authorizedCampaign(deps, request);
 
   scope.get<{ Querystring: PageQuery & { app_id?: string; status?: CampaignStatusName } }>(
     "/campaigns",
@@ -56,7 +62,7 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
   scope.get<{ Params: CampaignParams }>(
     "/campaigns/:id",
     { schema: getCampaignSchema, config: { minRole: "viewer", authorize: byCampaign } },
-    async (request) => campaignView(await authorizedCampaign(request)),
+    async (request) => campaignView(await authorizedCampaign(deps, request)),
   );
 
   // The campaign already carries its counters: one call answers both questions.
@@ -64,7 +70,7 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
     "/campaigns/:id/stats",
     { schema: getCampaignStatsSchema, config: { minRole: "viewer", authorize: byCampaign } },
     async (request) => {
-      const campaign = await authorizedCampaign(request);
+      const campaign = await authorizedCampaign(deps, request);
       return campaignStatsView(campaign.id, campaign.stats);
     },
   );
@@ -73,7 +79,7 @@ export function registerCampaignRoutes(scope: FastifyInstance, deps: RouteDeps):
     "/campaigns/:id/cancel",
     { schema: cancelCampaignSchema, config: { minRole: "developer", authorize: byCampaign } },
     async (request) => {
-      const current = await authorizedCampaign(request);
+      const current = await authorizedCampaign(deps, request);
       const { campaign } = await campaigns.cancelCampaign({ id: current.id });
       return campaignView(present(campaign, "CancelCampaign"));
     },

@@ -4,6 +4,7 @@ import { apiKeySchema, createdApiKeySchema } from "./api-keys.js";
 import { appSchema } from "./apps.js";
 import { campaignContentSchema, campaignSchema, campaignStatsSchema } from "./campaigns.js";
 import { errorSchema } from "./common.js";
+import { deliverySchema, deviceDeliverySchema, userErasureSchema } from "./deliveries.js";
 import { deviceSchema } from "./devices.js";
 import {
   deviceInAppMessageSchema,
@@ -50,6 +51,9 @@ export const sharedSchemas = [
   campaignStatsSchema,
   campaignContentSchema,
   campaignSchema,
+  deliverySchema,
+  deviceDeliverySchema,
+  userErasureSchema,
   segmentRuleSchema,
   segmentSchema,
   androidChannelSchema,

@@ -8,17 +8,27 @@ import { errorResponses, listOf, noContent, ok, pageQuery, rateLimitHeaders, tim
  * (`v1,<base64 HMAC-SHA256>` per secret, space-separated).
  */
 
-/** The event types, with the shape of each one's `data` (the same list as services/webhooks/src/event-types.ts). */
+/** The event types, with the shape of each one's `data` (the same list as packages/runtime/src/webhook-events.ts). */
 export const WEBHOOK_EVENTS = {
-  "campaign.started": "`{campaign_id, app_id}`: fan-out of a campaign began.",
-  "campaign.completed": "`{campaign_id, app_id, audience_size, sent}`: every device of the campaign has an outcome.",
-  "campaign.cancelled": "`{campaign_id, app_id}`: the campaign was cancelled before delivery.",
-  "device.invalidated": "`{device_id, app_id, platform}`: a provider reported the device's push token dead.",
-  "device.opted_out": "`{device_id, app_id}`: the device opted out of pushes.",
-  "device.opted_in": "`{device_id, app_id}`: the device opted in again.",
-  "deliveries.failed": "`{campaign_id, app_id, count}`: deliveries of a campaign that failed.",
-  "deliveries.bounced": "`{campaign_id, app_id, count}`: deliveries of a campaign that bounced (dead tokens).",
-  "user.erased": "`{external_id, app_id}`: a user's devices and data were erased.",
+  "campaign.started": "`{campaign_id, app_id, started_at}`: delivery of a campaign began (fan-out started).",
+  "campaign.completed":
+    "`{campaign_id, app_id, completed_at, audience_size, stats: {sent, delivered, failed, bounced, throttled}}`: " +
+    "every device of the campaign has an outcome.",
+  "campaign.cancelled": "`{campaign_id, app_id, cancelled_at}`: the campaign was cancelled before delivery.",
+  "device.invalidated":
+    "`{device_id, app_id, platform, reason, external_id}`: a provider reported the device's push token dead " +
+    "(`reason` is the provider's); `external_id` is null when the device has none.",
+  "device.opted_out": "`{device_id, app_id, platform, external_id}`: the device opted out of pushes.",
+  "device.opted_in": "`{device_id, app_id, platform, external_id}`: the device opted in again.",
+  "deliveries.failed":
+    "`{campaign_id, app_id, deliveries: [{device_id, platform, reason, attempts}]}`: deliveries of a campaign that " +
+    "failed, at most 1,000 per event.",
+  "deliveries.bounced":
+    "`{campaign_id, app_id, deliveries: [{device_id, platform, reason, attempts}]}`: deliveries of a campaign that " +
+    "bounced (dead tokens), at most 1,000 per event.",
+  "user.erased":
+    "`{app_id, external_id, devices, receipts, engagements, in_app_states}`: a user's devices and their records " +
+    "were erased (DELETE /v1/apps/{app_id}/users/{external_id}), with the counts removed.",
   "webhook.test": "`{webhook_id}`: sent by POST …/webhooks/{id}/test to that endpoint alone.",
 } as const;
 

@@ -567,6 +567,96 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/campaigns/{id}/deliveries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a campaign's per-device receipts
+     * @description The final outcome of each device the campaign was sent to, filtered by outcome and platform, in the same stable order as the export; `total` counts the receipts that match. A receipt appears once its outcome is recorded, so a campaign still sending has fewer than its audience. `external_id` is looked up in the device registry for the page shown.
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     */
+    get: operations["listCampaignDeliveries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/campaigns/{id}/deliveries/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export a campaign's per-device receipts (CSV or NDJSON)
+     * @description Every receipt that passes the filters, streamed as a file download of any size: `format=csv` (RFC 4180, a header row, CRLF line ends; the columns are the fields of a receipt of the list) or `format=ndjson` (one receipt per line, the list's item shape). In CSV, an `external_id` or `reason` that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, so that spreadsheets do not run it as a formula. Errors before the first byte answer as usual (JSON); a failure once the download has started cuts the response off (the connection closes without the final chunk of the chunked encoding), so an interrupted download never looks complete: retry it.
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     */
+    get: operations["exportCampaignDeliveries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/devices/{id}/deliveries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a device's receipts
+     * @description The device's most recent receipts across the app's campaigns, newest first (as far back as receipts are kept).
+     *
+     *     Signed-in users need the viewer role or higher; API keys act within their scope.
+     *
+     *     Client keys (hk_pub_…) may call this with the device's push token in the X-Herald-Push-Token header.
+     */
+    get: operations["listDeviceDeliveries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/apps/{app_id}/users/{external_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Erase a user (right to be forgotten)
+     * @description Deletes what Herald keeps about one of your users in this app, by the external id their devices were registered with: each of those devices' delivery receipts and engagement reports (received, clicked), their in-app message states, and then the devices themselves; `user.erased` is announced to the app's webhooks with the counts. The records go first and the devices last, so that a failure part-way (a 5xx) leaves the devices in place and a retry finds them again and completes the erasure. The answer counts what this call removed: a repeat, or an external id no device has, answers zeros, so retrying is safe. Campaign counters are totals without device ids and stay as they are. A device registered again under this external id afterwards is a new device.
+     *
+     *     Signed-in users need the developer role or higher; API keys act within their scope.
+     */
+    delete: operations["eraseUser"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/segments": {
     parameters: {
       query?: never;
@@ -1752,6 +1842,91 @@ export interface components {
       failure_reason: string | null;
       stats: components["schemas"]["CampaignStats"];
     };
+    /** @description One device's receipt of a campaign: the final outcome of its notification. */
+    Delivery: {
+      /**
+       * Format: uuid
+       * @description The device.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      device_id: string;
+      /**
+       * @description The device's external id as the registry has it now: null when the device has none, or no longer exists (deleted, or its user erased).
+       * @example user-42
+       */
+      external_id: string | null;
+      /**
+       * @description The device's push platform. null only for receipts recorded before receipts carried their platform, when the device no longer exists.
+       * @enum {string|null}
+       */
+      platform: "ios" | "android" | "web" | null;
+      /**
+       * @description delivered: accepted by the provider (APNs, FCM or the browser's push service). failed: rejected or undeliverable for another reason (bad credentials, payload refused, expired ttl, retries exhausted). bounced: the provider declared the token dead; the device is marked invalid. throttled: still rate-limited by the provider when retries ran out. The same four as the campaign's stats.
+       * @enum {string}
+       */
+      outcome: "delivered" | "failed" | "bounced" | "throttled";
+      /**
+       * @description The provider's reason, as the sender recorded it (APNs's reason names, FCM's error codes, a Web Push status, or Herald's own such as PayloadTooLarge); null when delivered.
+       * @example BadDeviceToken
+       */
+      reason: string | null;
+      /** @description Sends tried for this device, retries included (0: it never reached a provider). */
+      attempts: number;
+      /**
+       * Format: date-time
+       * @description When the outcome was recorded (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      at: string;
+    };
+    /** @description A device's receipt of one campaign. */
+    DeviceDelivery: {
+      /**
+       * Format: uuid
+       * @description The campaign, used in /v1/campaigns/{id}.
+       * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+       */
+      campaign_id: string;
+      /**
+       * @description Push platform.
+       * @enum {string}
+       */
+      platform: "ios" | "android" | "web";
+      /**
+       * @description delivered: accepted by the provider (APNs, FCM or the browser's push service). failed: rejected or undeliverable for another reason (bad credentials, payload refused, expired ttl, retries exhausted). bounced: the provider declared the token dead; the device is marked invalid. throttled: still rate-limited by the provider when retries ran out. The same four as the campaign's stats.
+       * @enum {string}
+       */
+      outcome: "delivered" | "failed" | "bounced" | "throttled";
+      /**
+       * @description The provider's reason, as the sender recorded it (APNs's reason names, FCM's error codes, a Web Push status, or Herald's own such as PayloadTooLarge); null when delivered.
+       * @example BadDeviceToken
+       */
+      reason: string | null;
+      /** @description Sends tried for this device, retries included (0: it never reached a provider). */
+      attempts: number;
+      /**
+       * Format: date-time
+       * @description When the outcome was recorded (UTC).
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      at: string;
+    };
+    /** @description What an erasure removed; all zeros when there was nothing (left) to erase. */
+    UserErasure: {
+      /**
+       * @description The external id erased.
+       * @example user-42
+       */
+      external_id: string;
+      /** @description Devices of the external id deleted. */
+      devices: number;
+      /** @description Per-device delivery receipts of those devices removed. */
+      receipts: number;
+      /** @description Received and clicked reports of those devices removed. */
+      engagements: number;
+      /** @description Per-device in-app message states (impressions, clicks, dismissals) removed. */
+      in_app_states: number;
+    };
     /**
      * @description Which devices of the app a segment selects. Every part that is set must match (AND); within a list, any value matches (OR) except for tags_all. Parts left out do not restrict. Only opted-in devices with a valid token are ever targeted. At least one part must be set. The stored rule is normalised (language codes lower-cased without region, duplicates dropped) and shows only the parts that are set.
      * @example {
@@ -2028,15 +2203,15 @@ export interface components {
       /**
        * @description An event type; the `data` of each:
        *
-       *     - `campaign.started`: `{campaign_id, app_id}`: fan-out of a campaign began.
-       *     - `campaign.completed`: `{campaign_id, app_id, audience_size, sent}`: every device of the campaign has an outcome.
-       *     - `campaign.cancelled`: `{campaign_id, app_id}`: the campaign was cancelled before delivery.
-       *     - `device.invalidated`: `{device_id, app_id, platform}`: a provider reported the device's push token dead.
-       *     - `device.opted_out`: `{device_id, app_id}`: the device opted out of pushes.
-       *     - `device.opted_in`: `{device_id, app_id}`: the device opted in again.
-       *     - `deliveries.failed`: `{campaign_id, app_id, count}`: deliveries of a campaign that failed.
-       *     - `deliveries.bounced`: `{campaign_id, app_id, count}`: deliveries of a campaign that bounced (dead tokens).
-       *     - `user.erased`: `{external_id, app_id}`: a user's devices and data were erased.
+       *     - `campaign.started`: `{campaign_id, app_id, started_at}`: delivery of a campaign began (fan-out started).
+       *     - `campaign.completed`: `{campaign_id, app_id, completed_at, audience_size, stats: {sent, delivered, failed, bounced, throttled}}`: every device of the campaign has an outcome.
+       *     - `campaign.cancelled`: `{campaign_id, app_id, cancelled_at}`: the campaign was cancelled before delivery.
+       *     - `device.invalidated`: `{device_id, app_id, platform, reason, external_id}`: a provider reported the device's push token dead (`reason` is the provider's); `external_id` is null when the device has none.
+       *     - `device.opted_out`: `{device_id, app_id, platform, external_id}`: the device opted out of pushes.
+       *     - `device.opted_in`: `{device_id, app_id, platform, external_id}`: the device opted in again.
+       *     - `deliveries.failed`: `{campaign_id, app_id, deliveries: [{device_id, platform, reason, attempts}]}`: deliveries of a campaign that failed, at most 1,000 per event.
+       *     - `deliveries.bounced`: `{campaign_id, app_id, deliveries: [{device_id, platform, reason, attempts}]}`: deliveries of a campaign that bounced (dead tokens), at most 1,000 per event.
+       *     - `user.erased`: `{app_id, external_id, devices, receipts, engagements, in_app_states}`: a user's devices and their records were erased (DELETE /v1/apps/{app_id}/users/{external_id}), with the counts removed.
        *     - `webhook.test`: `{webhook_id}`: sent by POST …/webhooks/{id}/test to that endpoint alone.
        * @enum {string}
        */
@@ -7321,6 +7496,571 @@ export interface operations {
       };
       /** @description Conflict: The resource already exists or its state forbids the change. CampaignNotCancellable: The campaign's delivery has already started. */
       409: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listCampaignDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Only receipts with this outcome. delivered: accepted by the provider (APNs, FCM or the browser's push service). failed: rejected or undeliverable for another reason (bad credentials, payload refused, expired ttl, retries exhausted). bounced: the provider declared the token dead; the device is marked invalid. throttled: still rate-limited by the provider when retries ran out. The same four as the campaign's stats. */
+        outcome?: "delivered" | "failed" | "bounced" | "throttled";
+        /** @description Only receipts of devices of this platform. */
+        platform?: "ios" | "android" | "web";
+        /** @description Page number, from 1 (at most 1,000,000); out of range: 400 ValidationError. */
+        page?: number;
+        /** @description Items per page, 1 to 200 (default 50); out of range: 400 ValidationError. */
+        per_page?: number;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Campaign id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of receipts. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Delivery"][];
+            /** @description The page returned. */
+            page: number;
+            /** @description The page size used. */
+            per_page: number;
+            /** @description Items across all pages. */
+            total: number;
+          };
+        };
+      };
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  exportCampaignDeliveries: {
+    parameters: {
+      query?: {
+        /** @description The file format. */
+        format?: "csv" | "ndjson";
+        /** @description Only receipts with this outcome. delivered: accepted by the provider (APNs, FCM or the browser's push service). failed: rejected or undeliverable for another reason (bad credentials, payload refused, expired ttl, retries exhausted). bounced: the provider declared the token dead; the device is marked invalid. throttled: still rate-limited by the provider when retries ran out. The same four as the campaign's stats. */
+        outcome?: "delivered" | "failed" | "bounced" | "throttled";
+        /** @description Only receipts of devices of this platform. */
+        platform?: "ios" | "android" | "web";
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Campaign id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The receipts, streamed. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description attachment; filename="campaign-<id>-deliveries.csv" (or .ndjson). */
+          "Content-Disposition"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+          "application/x-ndjson": string;
+        };
+      };
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listDeviceDeliveries: {
+    parameters: {
+      query?: {
+        /** @description At most this many receipts, 1 to 200 (default 50); out of range: 400 ValidationError. */
+        limit?: number;
+      };
+      header?: {
+        /** @description Client keys only: the device's push token exactly as registered (for web, the PushSubscription JSON text), proving possession of the device. Ignored for server keys and sessions. */
+        "x-herald-push-token"?: string;
+      };
+      path: {
+        /**
+         * @description Device id.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The receipts, newest first. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["DeviceDelivery"][];
+          };
+        };
+      };
+      /** @description ValidationError: The request is malformed or breaks the schema; `details` names the fields. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description RateLimited: The per-minute limit is used up; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          /** @description Seconds to wait before retrying. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description InternalError: An unexpected failure; details are logged, never returned. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description ServiceUnavailable: A backend service is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  eraseUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The app.
+         * @example 7d0c7b0e-3f2a-4c1e-9a41-6b0f5a2d9c11
+         */
+        app_id: string;
+        /**
+         * @description The user's external id (percent-encoded in the path).
+         * @example user-42
+         */
+        external_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description What was erased. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["UserErasure"];
+        };
+      };
+      /** @description Unauthorized: Credentials are missing, malformed, unknown, revoked or expired. */
+      401: {
+        headers: {
+          /** @description Bearer challenge. */
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Forbidden: The credentials may not do this: another organization or app, the key's kind, or the user's role. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this key. */
+          "X-RateLimit-Limit"?: number;
+          /** @description Requests left in the current window (0 when exceeded). */
+          "X-RateLimit-Remaining"?: number;
+          /** @description Unix time in seconds when the current window ends. */
+          "X-RateLimit-Reset"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description NotFound: No such resource or route (an id that is not a UUID names none either). */
+      404: {
         headers: {
           /** @description Requests allowed per minute for this key. */
           "X-RateLimit-Limit"?: number;

@@ -25,3 +25,5 @@ export * from "./backoff.js";
 export * from "./uuid.js";
 export * from "./sealed-box.js";
 export * from "./master-keys.js";
+export * from "./outbox.js";
+export * from "./webhook-events.js";

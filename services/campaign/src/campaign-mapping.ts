@@ -1,9 +1,10 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   CampaignSchema,
   CampaignStatsSchema,
   CampaignStatus,
   CampaignTargetSchema,
+  type DeliverySchema,
   Priority,
   type Campaign,
   type CampaignStats,
@@ -12,6 +13,7 @@ import {
 import { toTimestamp } from "@herald/runtime";
 import { NotificationOptionsSchema, type NotificationOptions as NotificationMessage } from "@herald/proto/delivery";
 import type { CampaignCounters, CampaignRecord, CampaignStatusName, NotificationOptions, Target } from "./campaign.js";
+import type { Receipt } from "./receipt-store.js";
 
 const STATUS: Record<CampaignStatusName, CampaignStatus> = {
   scheduled: CampaignStatus.SCHEDULED,
@@ -94,4 +96,17 @@ export function toNotificationMessage(n: NotificationOptions): NotificationMessa
     webActions: n.webActions ?? [],
     androidChannelId: n.androidChannelId,
   });
+}
+
+/** A stored receipt as a herald.v1.Delivery. */
+export function toDelivery(r: Receipt): MessageInitShape<typeof DeliverySchema> {
+  return {
+    campaignId: r.campaignId,
+    deviceId: r.deviceId,
+    platform: r.platform,
+    outcome: r.outcome,
+    reason: r.reason,
+    attempts: r.attempts,
+    at: toTimestamp(r.at),
+  };
 }

@@ -3,12 +3,17 @@ import type {
   CampaignService,
   CancelCampaignRequest,
   CreateCampaignRequest,
+  EraseDeviceRecordsRequest,
+  ExportDeliveriesRequest,
   GetCampaignRequest,
   GetCampaignStatsRequest,
   ListCampaignsRequest,
+  ListDeliveriesRequest,
+  ListDeviceDeliveriesRequest,
   RecordEngagementRequest,
 } from "@herald/proto/campaign";
-import { aborted, failedPrecondition, invalidArgument, notFound, pageOf } from "@herald/runtime";
+import type { HandlerContext } from "@connectrpc/connect";
+import { aborted, failedPrecondition, invalidArgument, notFound, PAGING, pageOf } from "@herald/runtime";
 import type { AndroidChannels } from "./android-channels.js";
 import type { AudienceSource } from "./audience-source.js";
 import type { CampaignRecord, Target } from "./campaign.js";
@@ -17,13 +22,15 @@ import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./creat
 import type { CampaignMetrics } from "./metrics.js";
 import * as check from "./campaign-checks.js";
 import type { CampaignStore } from "./campaign-store.js";
-import { statusName, toCampaign, toStats } from "./campaign-mapping.js";
+import { statusName, toCampaign, toDelivery, toStats } from "./campaign-mapping.js";
+import type { ReceiptFilter, ReceiptStore } from "./receipt-store.js";
 
 export interface CampaignServiceDeps {
   store: CampaignStore;
   audience: Pick<AudienceSource, "count">;
   androidChannels: AndroidChannels;
   engagement: Pick<EngagementRecorder, "record">;
+  receipts: ReceiptStore;
   metrics: CampaignMetrics;
   /** A campaign was queued for immediate fan-out: wake the workers. */
   onQueued: () => void;
@@ -93,6 +100,41 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
     return { counted: await this.deps.engagement.record(req) };
   }
 
+  async listDeliveries(req: ListDeliveriesRequest) {
+    const campaign = await this.find(req.campaignId);
+    const filter = receiptFilter(req);
+    const { page, perPage, offset } = pageOf(req.page);
+    const { receipts, total } = await this.deps.receipts.list(campaign.id, filter, offset, perPage);
+    return { deliveries: receipts.map(toDelivery), page: { page, perPage, total: BigInt(total) } };
+  }
+
+  async *exportDeliveries(req: ExportDeliveriesRequest, ctx: HandlerContext) {
+    const campaign = await this.find(req.campaignId);
+    for await (const chunk of this.deps.receipts.export(campaign.id, receiptFilter(req), ctx.signal)) {
+      yield { deliveries: chunk.map(toDelivery) };
+    }
+  }
+
+  async listDeviceDeliveries(req: ListDeviceDeliveriesRequest) {
+    const appId = check.appId(req.appId);
+    if (!check.isUuid(req.deviceId)) throw invalidArgument("device_id must be a UUID");
+    const limit = req.limit || PAGING.defaultPerPage;
+    if (limit > PAGING.maxPerPage) throw invalidArgument(`limit must be between 1 and ${PAGING.maxPerPage}`);
+    const receipts = await this.deps.receipts.ofDevice(appId, req.deviceId.toLowerCase(), limit);
+    return { deliveries: receipts.map(toDelivery) };
+  }
+
+  async eraseDeviceRecords(req: EraseDeviceRecordsRequest) {
+    const appId = check.appId(req.appId);
+    if (req.deviceIds.length > MAX_ERASED_DEVICES) {
+      throw invalidArgument(`device_ids holds at most ${MAX_ERASED_DEVICES} ids a call`);
+    }
+    if (!req.deviceIds.every(check.isUuid)) throw invalidArgument("device_ids must be UUIDs");
+    const ids = [...new Set(req.deviceIds.map((id) => id.toLowerCase()))];
+    const { receipts, engagements } = await this.deps.receipts.erase(appId, ids);
+    return { receipts: BigInt(receipts), engagements: BigInt(engagements) };
+  }
+
   private async find(id: string): Promise<CampaignRecord> {
     const campaign = check.isUuid(id) ? await this.deps.store.get(id) : undefined;
     if (!campaign) throw notFound("campaign not found");
@@ -124,6 +166,18 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
       throw registryFailure(err, "CountAudience");
     }
   }
+}
+
+const MAX_ERASED_DEVICES = 1_000;
+
+function receiptFilter(req: { outcome: number; platform: number }): ReceiptFilter {
+  if (!Number.isInteger(req.outcome) || req.outcome < 0 || req.outcome > 4) {
+    throw invalidArgument("outcome must be delivered, failed, bounced or throttled when set");
+  }
+  if (!Number.isInteger(req.platform) || req.platform < 0 || req.platform > 3) {
+    throw invalidArgument("platform must be ios, android or web when set");
+  }
+  return { outcome: req.outcome, platform: req.platform };
 }
 
 /** A registry call that failed: UNAVAILABLE to retry, else INTERNAL with the details in the log. */

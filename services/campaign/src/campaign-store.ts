@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { currentTraceContext, inTransaction, type Pool } from "@herald/runtime";
+import { currentTraceContext, inTransaction, type Pool, writeOutbox } from "@herald/runtime";
+import { cancelledEvent } from "./campaign-events.js";
 import type {
   CampaignRecord,
   CampaignStatusName,
@@ -130,7 +131,11 @@ export function toCampaignRecord(row: CampaignRow): CampaignRecord {
 }
 
 export class PgCampaignStore implements CampaignStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** Webhook events were written to the outbox: publish them now. */
+    private readonly onEvents: () => void = () => undefined,
+  ) {}
 
   async create(c: NewCampaign, status: "scheduled" | "queued", idempotency?: IdempotencyKey) {
     return inTransaction(this.pool, async (client) => {
@@ -221,13 +226,20 @@ export class PgCampaignStore implements CampaignStore {
   async cancel(id: string): Promise<CancelResult> {
     // The fan-out claim takes the same row lock and sets fanout_started, so a cancel
     // either wins before fan-out or sees that it started; there is no window between.
-    const { rows } = await this.pool.query<CampaignRow>(
-      `UPDATE campaigns SET status = 'cancelled', updated_at = now()
-       WHERE id = $1 AND status IN ('scheduled', 'queued') AND NOT fanout_started
-       RETURNING *`,
-      [id],
-    );
-    if (rows[0]) return { ok: true, campaign: toCampaignRecord(rows[0]) };
+    const cancelled = await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<CampaignRow>(
+        `UPDATE campaigns SET status = 'cancelled', updated_at = now()
+         WHERE id = $1 AND status IN ('scheduled', 'queued') AND NOT fanout_started
+         RETURNING *`,
+        [id],
+      );
+      if (rows[0]) await writeOutbox(client, [cancelledEvent(rows[0])]);
+      return rows[0];
+    });
+    if (cancelled) {
+      this.onEvents();
+      return { ok: true, campaign: toCampaignRecord(cancelled) };
+    }
     const current = await this.get(id);
     return current
       ? { ok: false, reason: "not_cancellable", status: current.status }

@@ -15,6 +15,8 @@ export const configSpec = {
   fanoutLeaseMs: int("FANOUT_LEASE_MS", 30_000, 1_000, 3_600_000),
   /** Campaigns fanned out at once by one replica. */
   fanoutConcurrency: int("FANOUT_CONCURRENCY", 2, 1, 64),
+  /** Per-device receipts (and engagement rows) older than this many days are pruned; campaign stats stay. */
+  receiptRetentionDays: int("HERALD_RECEIPT_RETENTION_DAYS", 30, 1, 3650),
 };
 
 export type Config = { [K in keyof typeof configSpec]: (typeof configSpec)[K] extends EnvVar<infer V> ? V : never };

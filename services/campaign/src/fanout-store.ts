@@ -1,4 +1,5 @@
-import type { Pool } from "@herald/runtime";
+import { inTransaction, type Pool, writeOutbox } from "@herald/runtime";
+import { type CompletedCampaignRow, completedEvent, startedEvent } from "./campaign-events.js";
 import type { DeliveryContext } from "./batch-builder.js";
 import type { CampaignStatusName, PlatformName, Target } from "./campaign.js";
 import { toTarget, type CampaignRow } from "./campaign-store.js";
@@ -82,21 +83,33 @@ export class FanoutStore {
   constructor(
     private readonly pool: Pool,
     private readonly leaseMs: number,
+    /** Webhook events were written to the outbox: publish them now. */
+    private readonly onEvents: () => void = () => undefined,
   ) {}
 
-  /** Takes one queued campaign, or one whose holder's lease ran out; SKIP LOCKED keeps replicas apart. */
+  /**
+   * Takes one queued campaign, or one whose holder's lease ran out; SKIP LOCKED keeps
+   * replicas apart. The first claim announces campaign.started.
+   */
   async claim(leaseToken: string): Promise<FanoutJob | undefined> {
-    const { rows } = await this.pool.query<FanoutRow>(
-      `UPDATE campaigns
-       SET status = 'sending', sent_at = COALESCE(sent_at, now()), fanout_started = true,
-           lease_token = $1, lease_until = now() + $2 * interval '1 millisecond', updated_at = now()
-       WHERE id = (SELECT id FROM campaigns
-                   WHERE status = 'queued' OR (status = 'sending' AND NOT fanout_done AND lease_until < now())
-                   ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING *`,
-      [leaseToken, this.leaseMs],
-    );
-    return rows[0] ? toJob(rows[0]) : undefined;
+    const row = await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<FanoutRow & { was_started: boolean }>(
+        `UPDATE campaigns c
+         SET status = 'sending', sent_at = COALESCE(c.sent_at, now()), fanout_started = true,
+             lease_token = $1, lease_until = now() + $2 * interval '1 millisecond', updated_at = now()
+         FROM (SELECT id, fanout_started AS was_started FROM campaigns
+               WHERE status = 'queued' OR (status = 'sending' AND NOT fanout_done AND lease_until < now())
+               ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED) prev
+         WHERE c.id = prev.id
+         RETURNING c.*, prev.was_started`,
+        [leaseToken, this.leaseMs],
+      );
+      if (rows[0] && !rows[0].was_started)
+        await writeOutbox(client, [startedEvent(rows[0] as FanoutRow & { sent_at: Date })]);
+      return rows[0];
+    });
+    if (row && !row.was_started) this.onEvents();
+    return row ? toJob(row) : undefined;
   }
 
   /** The job as stored now (after a failed attempt); throws LeaseLostError when it is no longer ours. */
@@ -154,18 +167,23 @@ export class FanoutStore {
    * completes here when its outcomes are already all in (or it had no audience).
    */
   async finish(id: string, leaseToken: string): Promise<CampaignStatusName> {
-    const { rows } = await this.pool.query<{ status: CampaignStatusName }>(
-      `UPDATE campaigns
-       SET fanout_done = true, audience_size = published_count, lease_token = NULL, lease_until = NULL,
-           status = CASE WHEN sent >= published_count THEN 'completed' ELSE status END,
-           completed_at = CASE WHEN sent >= published_count THEN now() ELSE completed_at END,
-           updated_at = now()
-       WHERE id = $1 AND lease_token = $2
-       RETURNING status`,
-      [id, leaseToken],
-    );
-    if (!rows[0]) throw new LeaseLostError(id);
-    return rows[0].status;
+    const row = await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<CompletedCampaignRow & { status: CampaignStatusName }>(
+        `UPDATE campaigns
+         SET fanout_done = true, audience_size = published_count, lease_token = NULL, lease_until = NULL,
+             status = CASE WHEN sent >= published_count THEN 'completed' ELSE status END,
+             completed_at = CASE WHEN sent >= published_count THEN now() ELSE completed_at END,
+             updated_at = now()
+         WHERE id = $1 AND lease_token = $2
+         RETURNING id, app_id, status, completed_at, audience_size, sent, delivered, failed, bounced, throttled`,
+        [id, leaseToken],
+      );
+      if (!rows[0]) throw new LeaseLostError(id);
+      if (rows[0].status === "completed") await writeOutbox(client, [completedEvent(rows[0])]);
+      return rows[0];
+    });
+    if (row.status === "completed") this.onEvents();
+    return row.status;
   }
 
   /** A permanent problem (e.g. the segment was deleted): what was published still reports outcomes. */

@@ -1,5 +1,6 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { JsMsg } from "@nats-io/jetstream";
+import { Platform } from "@herald/proto/common";
 import { OutcomeBatchSchema, OutcomeKind } from "@herald/proto/delivery";
 import {
   ATTR,
@@ -14,7 +15,7 @@ import {
   type StreamNames,
 } from "@herald/runtime";
 import type { CampaignMetrics } from "./metrics.js";
-import { OUTCOME_KINDS, type OutcomeKindName, type OutcomeRecord, type OutcomeStore } from "./outcome-store.js";
+import { OUTCOME_KINDS, type OutcomeBatchRecord, type OutcomeStore, type PlatformNumber } from "./outcome-store.js";
 import { isUuid } from "./campaign-checks.js";
 
 export interface OutcomeConsumerOptions {
@@ -23,6 +24,8 @@ export interface OutcomeConsumerOptions {
   store: OutcomeStore;
   metrics: CampaignMetrics;
   log: Logger;
+  /** Webhook events were written to the outbox: publish them now. */
+  onEvents: () => void;
 }
 
 export type OutcomeConsumer = PullConsumer;
@@ -32,19 +35,15 @@ const FETCH_MAX = 100;
 const RETRY_DELAY_MS = 2_000;
 const ACK_WAIT_MS = 30_000;
 const MAX_REASON_LENGTH = 200;
-const MAX_ATTEMPTS = 2 ** 31 - 1;
 
-const KIND: Partial<Record<OutcomeKind, OutcomeKindName>> = {
-  [OutcomeKind.DELIVERED]: "delivered",
-  [OutcomeKind.FAILED]: "failed",
-  [OutcomeKind.BOUNCED]: "bounced",
-  [OutcomeKind.THROTTLED]: "throttled",
-};
+const KNOWN_KINDS = new Set([OutcomeKind.DELIVERED, OutcomeKind.FAILED, OutcomeKind.BOUNCED, OutcomeKind.THROTTLED]);
+const PLATFORMS = new Set<Platform>([Platform.IOS, Platform.ANDROID, Platform.WEB]);
 
 /**
  * The durable pull consumer of the senders' OutcomeBatch messages, shared by every
  * replica. Up to 100 messages are recorded in one transaction and acked only after it
- * commits, so a crash means redelivery, which the outcome table turns into a no-op.
+ * commits, so a crash means redelivery, which the batch key (campaign, platform,
+ * sequence) of receipt_batches turns into a no-op.
  *
  * Each fetch's messages are recorded as they arrive (a batch of what has arrived, one at
  * a time), not when the fetch ends: a campaign's last outcomes are not held back waiting
@@ -64,16 +63,17 @@ export function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<Outc
         attributes: { "messaging.system": "nats", [ATTR.batchSize]: messages.length },
       },
       async () => {
-        const outcomes: OutcomeRecord[] = [];
+        const batches: OutcomeBatchRecord[] = [];
         const decoded: JsMsg[] = [];
         for (const m of messages) {
           const batch = decode(m, log);
           if (!batch) continue;
           decoded.push(m);
-          outcomes.push(...batch);
+          if (batch.deviceIds.length > 0) batches.push(batch);
         }
         try {
-          const { byKind, completed } = await store.record(outcomes);
+          const { byKind, completed, events } = await store.record(batches);
+          if (events) opts.onEvents();
           for (const kind of OUTCOME_KINDS) if (byKind[kind] > 0) metrics.outcomesRecorded.inc({ kind }, byKind[kind]);
           for (const campaignId of completed) log.info({ campaignId }, "campaign completed");
         } catch (err) {
@@ -98,30 +98,45 @@ export function startOutcomeConsumer(opts: OutcomeConsumerOptions): Promise<Outc
   );
 }
 
-/** The outcomes of one message; undefined (and the message terminated) when it cannot be read. */
-function decode(m: JsMsg, log: Logger): OutcomeRecord[] | undefined {
-  let campaignId: string;
-  let outcomes: OutcomeRecord[];
+/** The outcome batch of one message; undefined (and the message terminated) when it cannot be read. */
+function decode(m: JsMsg, log: Logger): OutcomeBatchRecord | undefined {
   try {
-    const batch = fromBinary(OutcomeBatchSchema, m.data);
-    campaignId = batch.campaignId;
-    if (!isUuid(campaignId)) throw new Error("campaign_id is not a UUID");
-    outcomes = batch.outcomes.map((o) => {
-      if (!isUuid(o.deviceId)) throw new Error("device_id is not a UUID");
-      return {
-        campaignId: campaignId.toLowerCase(),
-        deviceId: o.deviceId.toLowerCase(),
-        // A sender always names the kind; an unknown one still counts the device, as failed.
-        kind: KIND[o.kind] ?? "failed",
-        reason: (KIND[o.kind] ? o.reason : o.reason || `UnknownOutcomeKind:${o.kind}`).slice(0, MAX_REASON_LENGTH),
-        attempts: Math.min(o.attempts, MAX_ATTEMPTS),
-      };
-    });
+    return decodeOutcomeBatch(m.data);
   } catch (err) {
     log.error({ err, subject: m.subject, seq: m.seq }, "undecodable outcome batch dropped");
     // No reason text: nats-server 2.9 ignores a "+TERM <reason>" (the message would stay unacked).
     m.term();
     return undefined;
   }
-  return outcomes;
+}
+
+/** A sender's OutcomeBatch as the store records it; throws when it cannot be read. */
+export function decodeOutcomeBatch(data: Uint8Array): OutcomeBatchRecord {
+  const batch = fromBinary(OutcomeBatchSchema, data);
+  if (!isUuid(batch.campaignId)) throw new Error("campaign_id is not a UUID");
+  if (!PLATFORMS.has(batch.platform)) throw new Error("platform is not ios, android or web");
+  const record: OutcomeBatchRecord = {
+    campaignId: batch.campaignId.toLowerCase(),
+    platform: batch.platform as PlatformNumber,
+    sequence: batch.sequence,
+    deviceIds: [],
+    outcomes: [],
+    reasons: [],
+    attempts: [],
+  };
+  for (const o of batch.outcomes) {
+    if (!isUuid(o.deviceId)) throw new Error("device_id is not a UUID");
+    // A sender always names the kind; an unknown one still counts the device, as failed.
+    const known = KNOWN_KINDS.has(o.kind);
+    const kind = known ? o.kind : OutcomeKind.FAILED;
+    record.deviceIds.push(o.deviceId.toLowerCase());
+    record.outcomes.push(kind);
+    record.reasons.push(
+      kind === OutcomeKind.DELIVERED
+        ? null
+        : (known ? o.reason : o.reason || `UnknownOutcomeKind:${o.kind}`).slice(0, MAX_REASON_LENGTH),
+    );
+    record.attempts.push(o.attempts);
+  }
+  return record;
 }

@@ -19,8 +19,13 @@ import {
   type Logger,
   allReady,
   natsReady,
+  OutboxRelay,
   postgresReady,
   packageDir,
+  registerOutboxMetrics,
+  WEBHOOK_OUTBOX_KIND,
+  webhookOutboxKind,
+  webhooksStreamConfig,
 } from "@herald/runtime";
 import { RegistryAndroidChannels } from "./android-channels.js";
 import { RegistryAudience } from "./audience-source.js";
@@ -35,6 +40,8 @@ import { FanoutWorkers } from "./fanout-workers.js";
 import { createCampaignMetrics, registerCampaignGauges } from "./metrics.js";
 import { startOutcomeConsumer } from "./outcome-consumer.js";
 import { OutcomeStore } from "./outcome-store.js";
+import { ReceiptRetention } from "./receipt-retention.js";
+import { ReceiptStore } from "./receipt-store.js";
 import { Scheduler } from "./scheduler.js";
 import { PgCampaignStore } from "./campaign-store.js";
 
@@ -62,6 +69,15 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
     const names = streamNames(config.natsNamespace);
     await ensureStream(nc, deliveryStreamConfig(names));
     await ensureStream(nc, outcomesStreamConfig(names));
+    await ensureStream(nc, webhooksStreamConfig(names));
+    // Webhook events (campaign.*, deliveries.*) leave through the outbox.
+    const relay = new OutboxRelay({
+      pool,
+      js: jetstream(nc),
+      kinds: { [WEBHOOK_OUTBOX_KIND]: webhookOutboxKind(names) },
+      log,
+    });
+    const onEvents = () => void relay.flush();
 
     const registryClient = createRpcClient(DeviceRegistryService, config.deviceRegistryUrl, { timeoutMs: 30_000 });
     closers.add(async () => registryClient.close());
@@ -72,9 +88,11 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
     const registry = createMetricsRegistry("campaign");
     const metrics = createCampaignMetrics(registry);
     registerCampaignGauges(registry, pool, nc, names);
+    registerOutboxMetrics(registry, pool);
 
-    const store = new PgCampaignStore(pool);
-    const fanoutStore = new FanoutStore(pool, config.fanoutLeaseMs);
+    const store = new PgCampaignStore(pool, onEvents);
+    const fanoutStore = new FanoutStore(pool, config.fanoutLeaseMs, onEvents);
+    const receipts = new ReceiptStore(pool);
     const runner = new FanoutRunner({
       store: fanoutStore,
       audience,
@@ -103,6 +121,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
       audience,
       androidChannels,
       engagement: new EngagementRecorder(new EngagementStore(pool)),
+      receipts,
       metrics,
       onQueued: () => workers.nudge(),
     });
@@ -121,8 +140,13 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
       log,
     });
     closers.add(() => rpc.close());
-    const outcomes = await startOutcomeConsumer({ nc, names, store: new OutcomeStore(pool), metrics, log });
+    relay.start();
+    closers.add(() => relay.stop());
+    const outcomes = await startOutcomeConsumer({ nc, names, store: new OutcomeStore(pool), metrics, log, onEvents });
     closers.add(() => outcomes.stop());
+    const retention = new ReceiptRetention({ store: receipts, days: config.receiptRetentionDays, log });
+    retention.start();
+    closers.add(() => retention.stop());
     workers.start();
     closers.add(() => workers.stop());
     scheduler.start();

@@ -23,7 +23,7 @@ import {
   type Logger,
 } from "@herald/runtime";
 import { displayPrefix, generateSecret, hashSecret, isWellFormedSecret, secretMatches } from "./api-key-secret.js";
-import { appDeletedEvent } from "./outbox-publisher.js";
+import { appDeletedEvent } from "./app-deleted-event.js";
 import {
   fingerprint,
   InvalidCredentialsError,

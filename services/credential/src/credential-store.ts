@@ -1,6 +1,5 @@
-import { inTransaction, isUniqueViolation, type Pool } from "@herald/runtime";
+import { inTransaction, isUniqueViolation, type OutboxEvent, type Pool, writeOutbox } from "@herald/runtime";
 import type { ApiKeyKindName } from "./api-key-secret.js";
-import type { OutboxEvent } from "./outbox-publisher.js";
 import type { PlatformName, PublicData } from "./platform-credentials.js";
 
 export type KeyScopeName = "org" | "app";
@@ -168,11 +167,7 @@ export class PostgresCredentialStore implements CredentialStore {
       await client.query("DELETE FROM api_keys WHERE app_id = $1 AND scope = 'app'", [id]);
       const { rowCount } = await client.query("DELETE FROM apps WHERE id = $1", [id]);
       if (rowCount === 0) return false;
-      await client.query("INSERT INTO outbox (kind, msg_id, payload) VALUES ($1, $2, $3)", [
-        event.kind,
-        event.msgId,
-        JSON.stringify(event.payload),
-      ]);
+      await writeOutbox(client, [event]);
       return true;
     });
   }

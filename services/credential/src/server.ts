@@ -12,6 +12,8 @@ import {
   eventsStreamConfig,
   migrate,
   natsReady,
+  OutboxRelay,
+  registerOutboxMetrics,
   postgresReady,
   startAdminServer,
   startRpcServer,
@@ -29,7 +31,7 @@ import { IdentityStore } from "./identity-store.js";
 import { InvitationStore } from "./invitations.js";
 import { OAuthClientStore } from "./oauth-clients.js";
 import { OAuthModelStore } from "./oauth-models.js";
-import { OutboxPublisher } from "./outbox-publisher.js";
+import { appDeletedKind } from "./app-deleted-event.js";
 import { ReencryptionJob, SEALED_TABLES } from "./reencryption-job.js";
 import type { SealedBox } from "@herald/runtime";
 import { SigningKeyStore } from "./signing-keys.js";
@@ -75,7 +77,12 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     opened.push(() => nc.drain());
     const names = streamNames(config.natsNamespace);
     await ensureStream(nc, eventsStreamConfig(names));
-    const publisher = new OutboxPublisher(pool, jetstream(nc), names, log);
+    const publisher = new OutboxRelay({
+      pool,
+      js: jetstream(nc),
+      kinds: { "app.deleted": appDeletedKind(names) },
+      log,
+    });
     publisher.start();
     opened.push(() => publisher.stop());
 
@@ -139,39 +146,12 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
 }
 
 /**
- * Default process metrics plus the outbox: events written but not yet in JetStream, and
- * the age of the oldest (a growing age means the publisher is stuck); and the sealed rows
+ * Default process metrics plus the outbox's (registerOutboxMetrics); and the sealed rows
  * per master-key version, which shows a rotation's progress.
  */
 function credentialRegistry(pool: Pool, sealedBox: SealedBox, reencryption: ReencryptionJob) {
   const registry = createMetricsRegistry("credential");
-  let last: Promise<{ n: number; age: number }> | undefined;
-  // Both gauges read one query per scrape.
-  const read = () => {
-    last ??= pool
-      .query<{ n: string; age: string | null }>(
-        "SELECT count(*) AS n, EXTRACT(EPOCH FROM now() - min(created_at)) AS age FROM outbox",
-      )
-      .then((r) => ({ n: Number(r.rows[0]!.n), age: Number(r.rows[0]!.age ?? 0) }))
-      .finally(() => setTimeout(() => (last = undefined), 1_000).unref());
-    return last;
-  };
-  new Gauge({
-    name: "herald_outbox_pending_events",
-    help: "Events (app.deleted) written to the outbox and not yet published to JetStream",
-    registers: [registry],
-    async collect() {
-      this.set((await read()).n);
-    },
-  });
-  new Gauge({
-    name: "herald_outbox_oldest_pending_seconds",
-    help: "Age of the oldest unpublished outbox event (0 when the outbox is empty)",
-    registers: [registry],
-    async collect() {
-      this.set((await read()).age);
-    },
-  });
+  registerOutboxMetrics(registry, pool);
   new Gauge({
     name: "herald_credential_sealed_rows",
     help: "Rows holding sealed private material, by table and master-key version (0 for a configured version no row uses)",

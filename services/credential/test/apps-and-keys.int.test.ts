@@ -1,42 +1,23 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import { KeyScope } from "@herald/proto/credential";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateSecret } from "../src/api-key-secret.js";
-import { cleanUp, rawPool, startService, testConfig, type Running } from "./harness.js";
+import { failure, rawPool, testConfig, useService } from "./harness.js";
 
 const config = testConfig({ bootstrapApiKey: generateSecret(), defaultRateLimit: 1000 });
-let svc: Running;
-let orgId: string;
+const svc = useService(config);
 /** Every secret the service handed out or was given: none may reach a log line. */
 const secrets: string[] = [config.bootstrapApiKey!];
 
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error("expected the call to fail");
-    },
-    (e: unknown) => ConnectError.from(e),
-  );
-
-beforeAll(async () => {
-  svc = await startService(config);
-  orgId = (await svc.client.verifyApiKey({ secret: config.bootstrapApiKey! })).principal!.orgId;
-});
-
-afterAll(async () => {
-  await svc?.close();
-  await cleanUp(config);
-});
-
 const newApp = (bundleId: string, platform = Platform.IOS) =>
-  svc.client.createApp({ orgId, name: `  App ${bundleId}  `, platform, bundleId }).then((r) => r.app!);
+  svc.client.createApp({ orgId: svc.orgId, name: `  App ${bundleId}  `, platform, bundleId }).then((r) => r.app!);
 
 describe("apps", () => {
   it("creates, reads, updates and lists apps", async () => {
     const app = await newApp("com.example.crud");
     expect(app).toMatchObject({
-      orgId,
+      orgId: svc.orgId,
       name: "App com.example.crud",
       platform: Platform.IOS,
       bundleId: "com.example.crud",
@@ -56,19 +37,19 @@ describe("apps", () => {
 
     const second = await newApp("com.example.crud2", Platform.ANDROID);
     const third = await newApp("com.example.crud3", Platform.WEB);
-    const page1 = await svc.client.listApps({ orgId, page: { page: 1, perPage: 2 } });
+    const page1 = await svc.client.listApps({ orgId: svc.orgId, page: { page: 1, perPage: 2 } });
     expect(page1.apps.map((a) => a.id)).toEqual([app.id, second.id]);
     expect(page1.page).toMatchObject({ page: 1, perPage: 2, total: 3n });
-    const page2 = await svc.client.listApps({ orgId, page: { page: 2, perPage: 2 } });
+    const page2 = await svc.client.listApps({ orgId: svc.orgId, page: { page: 2, perPage: 2 } });
     expect(page2.apps.map((a) => a.id)).toEqual([third.id]);
-    const beyond = await svc.client.listApps({ orgId, page: { page: 9, perPage: 2 } });
+    const beyond = await svc.client.listApps({ orgId: svc.orgId, page: { page: 9, perPage: 2 } });
     expect(beyond.apps).toEqual([]);
     expect(beyond.page?.total).toBe(3n);
 
-    const only = await svc.client.listApps({ orgId, appId: second.id, page: { page: 1, perPage: 50 } });
+    const only = await svc.client.listApps({ orgId: svc.orgId, appId: second.id, page: { page: 1, perPage: 50 } });
     expect(only.apps.map((a) => a.id)).toEqual([second.id]);
     expect(only.page?.total).toBe(1n);
-    expect((await svc.client.listApps({ orgId, appId: "nope" })).apps).toEqual([]);
+    expect((await svc.client.listApps({ orgId: svc.orgId, appId: "nope" })).apps).toEqual([]);
   });
 
   it("rejects a bundle_id already used in the org", async () => {
@@ -83,16 +64,16 @@ describe("apps", () => {
 
   it("validates names, platforms and bundle ids", async () => {
     const cases = [
-      { orgId, name: "   ", platform: Platform.IOS, bundleId: "com.a" },
-      { orgId, name: "x".repeat(201), platform: Platform.IOS, bundleId: "com.a" },
-      { orgId, name: "ok", platform: Platform.UNSPECIFIED, bundleId: "com.a" },
-      { orgId, name: "ok", platform: Platform.IOS, bundleId: ".com.a" },
-      { orgId, name: "ok", platform: Platform.IOS, bundleId: "com a" },
-      { orgId, name: "ok", platform: Platform.IOS, bundleId: "a".repeat(256) },
-      { orgId, name: "ok", platform: Platform.IOS, bundleId: "" },
+      { orgId: svc.orgId, name: "   ", platform: Platform.IOS, bundleId: "com.a" },
+      { orgId: svc.orgId, name: "x".repeat(201), platform: Platform.IOS, bundleId: "com.a" },
+      { orgId: svc.orgId, name: "ok", platform: Platform.UNSPECIFIED, bundleId: "com.a" },
+      { orgId: svc.orgId, name: "ok", platform: Platform.IOS, bundleId: ".com.a" },
+      { orgId: svc.orgId, name: "ok", platform: Platform.IOS, bundleId: "com a" },
+      { orgId: svc.orgId, name: "ok", platform: Platform.IOS, bundleId: "a".repeat(256) },
+      { orgId: svc.orgId, name: "ok", platform: Platform.IOS, bundleId: "" },
     ];
     for (const req of cases) expect((await failure(svc.client.createApp(req))).code).toBe(Code.InvalidArgument);
-    expect((await failure(svc.client.listApps({ orgId, page: { page: 1, perPage: 201 } }))).code).toBe(
+    expect((await failure(svc.client.listApps({ orgId: svc.orgId, page: { page: 1, perPage: 201 } }))).code).toBe(
       Code.InvalidArgument,
     );
   });
@@ -123,7 +104,7 @@ describe("API keys", () => {
     secrets.push(appKey.secret);
     expect(appKey.secret).toMatch(/^hk_live_[A-Za-z0-9]{40}$/);
     expect(appKey.key).toMatchObject({
-      orgId,
+      orgId: svc.orgId,
       appId: app.id,
       scope: KeyScope.APP,
       name: "server",
@@ -133,7 +114,7 @@ describe("API keys", () => {
     expect(appKey.key?.revokedAt).toBeUndefined();
     const { principal } = await svc.client.verifyApiKey({ secret: appKey.secret });
     expect(principal).toMatchObject({
-      orgId,
+      orgId: svc.orgId,
       scope: KeyScope.APP,
       appId: app.id,
       keyId: appKey.key!.id,
@@ -148,7 +129,12 @@ describe("API keys", () => {
     });
     secrets.push(orgKey.secret);
     const orgPrincipal = (await svc.client.verifyApiKey({ secret: orgKey.secret })).principal!;
-    expect(orgPrincipal).toMatchObject({ orgId, scope: KeyScope.ORG, keyId: orgKey.key!.id, rateLimitPerMinute: 42 });
+    expect(orgPrincipal).toMatchObject({
+      orgId: svc.orgId,
+      scope: KeyScope.ORG,
+      keyId: orgKey.key!.id,
+      rateLimitPerMinute: 42,
+    });
     expect(orgPrincipal.appId).toBeUndefined();
 
     const listed = await svc.client.listApiKeys({ appId: app.id, page: { page: 1, perPage: 10 } });
@@ -199,7 +185,7 @@ describe("API keys", () => {
     expect((await failure(svc.client.getApp({ appId: app.id }))).code).toBe(Code.NotFound);
     expect((await failure(svc.client.verifyApiKey({ secret: appKey.secret }))).code).toBe(Code.Unauthenticated);
     const survivor = (await svc.client.verifyApiKey({ secret: orgKey.secret })).principal!;
-    expect(survivor).toMatchObject({ orgId, scope: KeyScope.ORG, keyId: orgKey.key!.id });
+    expect(survivor).toMatchObject({ orgId: svc.orgId, scope: KeyScope.ORG, keyId: orgKey.key!.id });
     const pool = rawPool(config);
     const { rows } = await pool
       .query("SELECT app_id FROM api_keys WHERE id = $1", [orgKey.key!.id])

@@ -1,33 +1,23 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import { ApiKeyKind, KeyScope } from "@herald/proto/credential";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { generateSecret, hashSecret } from "../src/api-key-secret.js";
-import { cleanUp, rawPool, startService, testConfig, type Running } from "./harness.js";
+import { failure, rawPool, testConfig, useService } from "./harness.js";
 
 const config = testConfig({ bootstrapApiKey: generateSecret(), defaultRateLimit: 1000, clientKeyRateLimit: 60 });
-let svc: Running;
-let orgId: string;
+const svc = useService(config);
 let appId: string;
 
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error("expected the call to fail");
-    },
-    (e: unknown) => ConnectError.from(e),
-  );
-
 beforeAll(async () => {
-  svc = await startService(config);
-  orgId = (await svc.client.verifyApiKey({ secret: config.bootstrapApiKey! })).principal!.orgId;
-  appId = (await svc.client.createApp({ orgId, name: "Client", platform: Platform.WEB, bundleId: "com.example.pub" }))
-    .app!.id;
-});
-
-afterAll(async () => {
-  await svc?.close();
-  await cleanUp(config);
+  appId = (
+    await svc.client.createApp({
+      orgId: svc.orgId,
+      name: "Client",
+      platform: Platform.WEB,
+      bundleId: "com.example.pub",
+    })
+  ).app!.id;
 });
 
 describe("API key kinds", () => {
@@ -92,7 +82,7 @@ describe("API key kinds", () => {
         pool.query(
           `INSERT INTO api_keys (org_id, app_id, scope, kind, name, prefix, secret_hash)
            VALUES ($1, $2, $3, $4, 'raw', 'hk_pub_x', $5)`,
-          [orgId, scope === "app" ? appId : null, scope, kind, hashSecret(generateSecret("client"))],
+          [svc.orgId, scope === "app" ? appId : null, scope, kind, hashSecret(generateSecret("client"))],
         );
       await expect(insert("client", "org")).rejects.toMatchObject({ code: "23514" });
       await expect(insert("public", "app")).rejects.toMatchObject({ code: "23514" });
@@ -101,7 +91,7 @@ describe("API key kinds", () => {
       const { rows } = await pool.query<{ kind: string }>(
         `INSERT INTO api_keys (org_id, app_id, scope, name, prefix, secret_hash)
          VALUES ($1, NULL, 'org', 'old', 'hk_live_x', $2) RETURNING kind`,
-        [orgId, hashSecret(generateSecret())],
+        [svc.orgId, hashSecret(generateSecret())],
       );
       expect(rows[0]!.kind).toBe("server");
     } finally {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { ConnectError } from "@connectrpc/connect";
 import { inject } from "vitest";
 import { CredentialService } from "@herald/proto/credential";
 import { createLogger, createPool, createRpcClient, type Pool } from "@herald/runtime";
@@ -7,6 +8,7 @@ import { uniqueName } from "../../../test/support/unique.js";
 import type { Config } from "../src/config.js";
 import { start, type CredentialApp } from "../src/server.js";
 import { LogCapture } from "../../../test/support/log-capture.js";
+import { suiteFixture } from "../../../test/support/suite-fixture.js";
 
 /** A config of its own for one test file: fresh schema, NATS namespace and master key. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -46,6 +48,83 @@ export async function startService(config: Config, logs = new LogCapture()): Pro
       await app.close();
     },
   };
+}
+
+/**
+ * A service on `config` that a test file starts (`start`, then `ready` to learn what its tests
+ * need of it) before its tests; after them (or when the start failed) it is stopped and its
+ * schema dropped, then `afterStop` may look at what it left.
+ */
+export function serviceFixture<S extends { close(): Promise<void> }, T extends S>(
+  config: Config,
+  start: () => Promise<S>,
+  ready: (started: S) => Promise<T>,
+  afterStop: (stopped: T) => void = () => {},
+): T {
+  return suiteFixture(
+    async () => {
+      let started: S | undefined;
+      try {
+        started = await start();
+        return await ready(started);
+      } catch (err) {
+        await started?.close();
+        await cleanUp(config);
+        throw err;
+      }
+    },
+    async (svc) => {
+      await svc.close();
+      await cleanUp(config);
+      afterStop(svc);
+    },
+  );
+}
+
+/**
+ * The service of a test file (serviceFixture) on `config`, which names a bootstrap API key;
+ * `orgId` is that key's org.
+ */
+export function useService(config: Config): Running & { orgId: string } {
+  return serviceFixture(
+    config,
+    () => startService(config),
+    async (svc) => {
+      const { principal } = await svc.client.verifyApiKey({ secret: config.bootstrapApiKey! });
+      return { ...svc, orgId: principal!.orgId };
+    },
+  );
+}
+
+/** The ConnectError a call failed with; fails the test if it succeeded. */
+export const failure = (p: Promise<unknown>): Promise<ConnectError> =>
+  p.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (e: unknown) => ConnectError.from(e),
+  );
+
+/** Stores an APNs, an FCM and a VAPID config for the app, each from the given material. */
+export async function putEveryPlatformConfig(
+  client: Running["client"],
+  appId: string,
+  material: {
+    apns: { p8: string; keyId: string; teamId: string };
+    account: { json: string };
+    vapid: { publicKey: string; privateKey: string };
+  },
+): Promise<void> {
+  const { apns, account, vapid } = material;
+  await client.putPlatformConfig({
+    appId,
+    credentials: { case: "apns", value: { p8Key: apns.p8, keyId: apns.keyId, teamId: apns.teamId } },
+  });
+  await client.putPlatformConfig({ appId, credentials: { case: "fcm", value: { serviceAccountJson: account.json } } });
+  await client.putPlatformConfig({
+    appId,
+    credentials: { case: "vapid", value: { ...vapid, subject: "mailto:ops@example.com" } },
+  });
 }
 
 /** A pool on the test's schema, to look at rows the way an attacker with the database would. */

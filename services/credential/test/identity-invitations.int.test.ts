@@ -2,26 +2,22 @@ import { createHash } from "node:crypto";
 import { Code } from "@connectrpc/connect";
 import { toJsonString } from "@bufbuild/protobuf";
 import { ListInvitationsResponseSchema, Role } from "@herald/proto/identity";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rawPool } from "./harness.js";
-import {
-  adminConfig,
-  cleanUp,
-  failure,
-  randomPassword,
-  type RunningIdentity,
-  startIdentity,
-} from "./identity-support.js";
+import { failure, randomPassword, useAdminIdentity } from "./identity-support.js";
 
-const { config, admin } = adminConfig();
-let svc: RunningIdentity;
-let orgId: string;
-let adminId: string;
 /** Every password and token handed around: none may reach a log line. */
-const secrets: string[] = [admin.password];
+const secrets: string[] = [];
+const { config, admin, svc } = useAdminIdentity({}, { neverLogged: secrets });
 
 const invite = async (email: string, role = Role.DEVELOPER, ttlSeconds = 0) => {
-  const res = await svc.identity.createInvitation({ orgId, email, role, invitedByUserId: adminId, ttlSeconds });
+  const res = await svc.identity.createInvitation({
+    orgId: svc.orgId,
+    email,
+    role,
+    invitedByUserId: svc.adminId,
+    ttlSeconds,
+  });
   secrets.push(res.token);
   return res;
 };
@@ -35,29 +31,16 @@ async function sql(query: string, params: unknown[] = []) {
   }
 }
 
-beforeAll(async () => {
-  svc = await startIdentity(config);
-  adminId = (await svc.identity.authenticate(admin)).user!.id;
-  orgId = (await svc.identity.getUser({ userId: adminId })).memberships[0]!.orgId;
-});
-
-afterAll(async () => {
-  await svc?.close();
-  await cleanUp(config);
-  const logs = svc.logs.text();
-  for (const secret of secrets) expect(logs).not.toContain(secret);
-});
-
 describe("invitations", () => {
   it("creates an invitation whose token is returned once and stored only as its hash", async () => {
     const before = Date.now();
     const { invitation, token } = await invite("  New.Person@Herald.Test ", Role.ADMIN);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(invitation).toMatchObject({
-      orgId,
+      orgId: svc.orgId,
       email: "new.person@herald.test",
       role: Role.ADMIN,
-      invitedByUserId: adminId,
+      invitedByUserId: svc.adminId,
     });
     const ttl = Number(invitation!.expiresAt!.seconds) * 1000 - before;
     expect(ttl).toBeGreaterThan(7 * 86_400_000 - 60_000);
@@ -67,7 +50,7 @@ describe("invitations", () => {
     expect(rows[0].token_hash).toEqual(createHash("sha256").update(token).digest());
     expect(JSON.stringify(await sql("SELECT * FROM invitations"))).not.toContain(token);
 
-    const listed = await svc.identity.listInvitations({ orgId });
+    const listed = await svc.identity.listInvitations({ orgId: svc.orgId });
     expect(listed.invitations.map((i) => i.id)).toContain(invitation!.id);
     expect(toJsonString(ListInvitationsResponseSchema, listed)).not.toContain(token);
   });
@@ -98,7 +81,7 @@ describe("invitations", () => {
     secrets.push(password);
     const { user, membership } = await svc.identity.acceptInvitation({ token, password, name: "  New Bie " });
     expect(user).toMatchObject({ email: "newbie@herald.test", name: "New Bie" });
-    expect(membership).toMatchObject({ orgId, userId: user!.id, role: Role.VIEWER, orgName: "default" });
+    expect(membership).toMatchObject({ orgId: svc.orgId, userId: user!.id, role: Role.VIEWER, orgName: "default" });
     expect((await svc.identity.authenticate({ email: "newbie@herald.test", password })).user?.id).toBe(user!.id);
 
     for (const call of [
@@ -107,16 +90,22 @@ describe("invitations", () => {
     ]) {
       expect((await failure(call())).code).toBe(Code.NotFound);
     }
-    expect((await svc.identity.listInvitations({ orgId })).invitations.map((i) => i.id)).not.toContain(invitation!.id);
+    expect((await svc.identity.listInvitations({ orgId: svc.orgId })).invitations.map((i) => i.id)).not.toContain(
+      invitation!.id,
+    );
   });
 
   it("makes an existing user give their current password", async () => {
-    const other = await svc.identity.createInvitation({ orgId, email: "twice@herald.test", role: Role.VIEWER });
+    const other = await svc.identity.createInvitation({
+      orgId: svc.orgId,
+      email: "twice@herald.test",
+      role: Role.VIEWER,
+    });
     const password = randomPassword();
     secrets.push(other.token, password);
     await svc.identity.acceptInvitation({ token: other.token, password });
     await svc.identity.removeMember({
-      orgId,
+      orgId: svc.orgId,
       userId: (await svc.identity.authenticate({ email: "twice@herald.test", password })).user!.id,
     });
 
@@ -148,17 +137,17 @@ describe("invitations", () => {
       expired.invitation!.id,
     ]);
     const revoked = await invite("revoked@herald.test");
-    await svc.identity.revokeInvitation({ orgId, invitationId: revoked.invitation!.id });
-    expect((await failure(svc.identity.revokeInvitation({ orgId, invitationId: revoked.invitation!.id }))).code).toBe(
-      Code.NotFound,
-    );
+    await svc.identity.revokeInvitation({ orgId: svc.orgId, invitationId: revoked.invitation!.id });
+    expect(
+      (await failure(svc.identity.revokeInvitation({ orgId: svc.orgId, invitationId: revoked.invitation!.id }))).code,
+    ).toBe(Code.NotFound);
 
     const password = randomPassword();
     for (const token of [expired.token, revoked.token, "A".repeat(43), "short", ""]) {
       expect((await failure(svc.identity.peekInvitation({ token }))).code).toBe(Code.NotFound);
       expect((await failure(svc.identity.acceptInvitation({ token, password }))).code).toBe(Code.NotFound);
     }
-    const pending = (await svc.identity.listInvitations({ orgId })).invitations.map((i) => i.id);
+    const pending = (await svc.identity.listInvitations({ orgId: svc.orgId })).invitations.map((i) => i.id);
     expect(pending).not.toContain(expired.invitation!.id);
     expect(pending).not.toContain(revoked.invitation!.id);
   });

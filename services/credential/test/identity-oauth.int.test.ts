@@ -2,27 +2,14 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { Role } from "@herald/proto/identity";
 import { createLogger } from "@herald/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { IdentityCleanup } from "../src/identity-cleanup.js";
 import { rawPool } from "./harness.js";
-import { adminConfig, cleanUp, failure, type RunningIdentity, startIdentity } from "./identity-support.js";
+import { failure, useAdminIdentity } from "./identity-support.js";
 
-const { config, admin } = adminConfig();
-let svc: RunningIdentity;
-let orgId: string;
+const { config, svc } = useAdminIdentity();
 
 const inSeconds = (s: number) => timestampFromDate(new Date(Date.now() + s * 1000));
-
-beforeAll(async () => {
-  svc = await startIdentity(config);
-  const userId = (await svc.identity.authenticate(admin)).user!.id;
-  orgId = (await svc.identity.getUser({ userId })).memberships[0]!.orgId;
-});
-
-afterAll(async () => {
-  await svc?.close();
-  await cleanUp(config);
-});
 
 describe("OAuth model storage", () => {
   it("upserts and finds a model by id, uid and user code", async () => {
@@ -143,20 +130,20 @@ describe("OAuth model storage", () => {
 describe("OAuth clients", () => {
   it("registers a client with a random id, lists, gets and deletes it", async () => {
     const redirectUris = ["http://127.0.0.1:53682/callback", "https://cli.example.com/cb", "http://[::1]/cb"];
-    const { client } = await svc.identity.createOAuthClient({ orgId, name: " CLI ", redirectUris });
-    expect(client).toMatchObject({ orgId, name: "CLI", redirectUris });
+    const { client } = await svc.identity.createOAuthClient({ orgId: svc.orgId, name: " CLI ", redirectUris });
+    expect(client).toMatchObject({ orgId: svc.orgId, name: "CLI", redirectUris });
     expect(client!.clientId).toMatch(/^hc_[A-Za-z0-9_-]{24}$/);
-    const second = (await svc.identity.createOAuthClient({ orgId, name: "CLI", redirectUris })).client!;
+    const second = (await svc.identity.createOAuthClient({ orgId: svc.orgId, name: "CLI", redirectUris })).client!;
     expect(second.clientId).not.toBe(client!.clientId);
 
     expect((await svc.identity.getOAuthClient({ clientId: client!.clientId })).client).toEqual(client);
-    const list = await svc.identity.listOAuthClients({ orgId, page: { page: 1, perPage: 1 } });
+    const list = await svc.identity.listOAuthClients({ orgId: svc.orgId, page: { page: 1, perPage: 1 } });
     expect(list.clients.map((c) => c.clientId)).toEqual([client!.clientId]);
     expect(list.page?.total).toBe(2n);
 
-    await svc.identity.deleteOAuthClient({ orgId, clientId: client!.clientId });
+    await svc.identity.deleteOAuthClient({ orgId: svc.orgId, clientId: client!.clientId });
     expect((await failure(svc.identity.getOAuthClient({ clientId: client!.clientId }))).code).toBe(Code.NotFound);
-    expect((await failure(svc.identity.deleteOAuthClient({ orgId, clientId: client!.clientId }))).code).toBe(
+    expect((await failure(svc.identity.deleteOAuthClient({ orgId: svc.orgId, clientId: client!.clientId }))).code).toBe(
       Code.NotFound,
     );
   });
@@ -170,14 +157,14 @@ describe("OAuth clients", () => {
       "javascript:alert(1)",
       "https://user:pw@example.com/cb",
     ]) {
-      const err = await failure(svc.identity.createOAuthClient({ orgId, name: "Bad", redirectUris: [uri] }));
+      const err = await failure(svc.identity.createOAuthClient({ orgId: svc.orgId, name: "Bad", redirectUris: [uri] }));
       expect(err.code, uri).toBe(Code.InvalidArgument);
       expect(err.rawMessage).toMatch(/^redirect_uris\[0\] /);
     }
-    const none = await failure(svc.identity.createOAuthClient({ orgId, name: "None", redirectUris: [] }));
+    const none = await failure(svc.identity.createOAuthClient({ orgId: svc.orgId, name: "None", redirectUris: [] }));
     expect(none.code).toBe(Code.InvalidArgument);
     const localhost = await svc.identity.createOAuthClient({
-      orgId,
+      orgId: svc.orgId,
       name: "Ok",
       redirectUris: ["http://localhost:8000/cb"],
     });
@@ -194,7 +181,7 @@ describe("cleanup", () => {
          SELECT 'AccessToken', 'old' || n, '{}', now() - interval '1 minute' FROM generate_series(1, 1500) n`,
       );
       await svc.identity.oAuthUpsert({ kind: "AccessToken", id: "live", payload: "{}", expiresAt: inSeconds(60) });
-      await svc.identity.createInvitation({ orgId, email: "gone@herald.test", role: Role.VIEWER });
+      await svc.identity.createInvitation({ orgId: svc.orgId, email: "gone@herald.test", role: Role.VIEWER });
       await pool.query("UPDATE invitations SET expires_at = now() - interval '1 second'");
 
       await new IdentityCleanup(

@@ -1,10 +1,10 @@
 import { randomInt } from "node:crypto";
-import { ConnectError } from "@connectrpc/connect";
 import { IdentityService } from "@herald/proto/identity";
 import { createRpcClient } from "@herald/runtime";
+import { expect } from "vitest";
 import type { Config } from "../src/config.js";
 import type { LogCapture } from "../../../test/support/log-capture.js";
-import { cleanUp, startService, testConfig } from "./harness.js";
+import { cleanUp, failure, serviceFixture, startService, testConfig } from "./harness.js";
 
 /** The credential service with an IdentityService client beside the CredentialService one. */
 export async function startIdentity(config: Config, logs?: LogCapture) {
@@ -26,15 +26,6 @@ const ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const randomPassword = (length = 20): string =>
   Array.from({ length }, () => ALNUM[randomInt(ALNUM.length)]).join("");
 
-/** The ConnectError a call failed with; fails the test if it succeeded. */
-export const failure = (p: Promise<unknown>): Promise<ConnectError> =>
-  p.then(
-    () => {
-      throw new Error("expected the call to fail");
-    },
-    (e: unknown) => ConnectError.from(e),
-  );
-
 /** A config with a bootstrap admin, and the admin's credentials. */
 export function adminConfig(overrides: Partial<Config> = {}) {
   const admin = { email: `admin.${randomInt(1e9)}@herald.test`, password: randomPassword(24) };
@@ -42,4 +33,28 @@ export function adminConfig(overrides: Partial<Config> = {}) {
   return { config, admin };
 }
 
-export { cleanUp, testConfig };
+/**
+ * The service of a test file with a bootstrap admin (adminConfig(overrides)): started before its
+ * tests, stopped and its schema dropped after them; `svc` knows the admin's user id and org.
+ * After the stop, its whole log must hold neither the admin's password nor any of `neverLogged`
+ * (which the tests may add to as they go).
+ */
+export function useAdminIdentity(overrides: Partial<Config> = {}, opts: { neverLogged?: string[] } = {}) {
+  const { config, admin } = adminConfig(overrides);
+  const svc = serviceFixture(
+    config,
+    () => startIdentity(config),
+    async (running) => {
+      const adminId = (await running.identity.authenticate(admin)).user!.id;
+      const orgId = (await running.identity.getUser({ userId: adminId })).memberships[0]!.orgId;
+      return { ...running, adminId, orgId };
+    },
+    (stopped) => {
+      const logs = stopped.logs.text();
+      for (const secret of [admin.password, ...(opts.neverLogged ?? [])]) expect(logs).not.toContain(secret);
+    },
+  );
+  return { config, admin, svc };
+}
+
+export { cleanUp, failure, testConfig };

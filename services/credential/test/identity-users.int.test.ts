@@ -1,41 +1,22 @@
 import { Code } from "@connectrpc/connect";
 import { Role } from "@herald/proto/identity";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rawPool } from "./harness.js";
-import {
-  adminConfig,
-  cleanUp,
-  failure,
-  randomPassword,
-  type RunningIdentity,
-  startIdentity,
-} from "./identity-support.js";
+import { failure, randomPassword, startIdentity, useAdminIdentity } from "./identity-support.js";
 
-const { config, admin } = adminConfig();
-let svc: RunningIdentity;
-let orgId: string;
-let adminId: string;
+const { config, admin, svc } = useAdminIdentity();
 
 /** Adds a user to the org through an invitation, as the gateway would. */
 async function addMember(email: string, role: Role, password = randomPassword()) {
-  const { token } = await svc.identity.createInvitation({ orgId, email, role, invitedByUserId: adminId });
+  const { token } = await svc.identity.createInvitation({
+    orgId: svc.orgId,
+    email,
+    role,
+    invitedByUserId: svc.adminId,
+  });
   const { user } = await svc.identity.acceptInvitation({ token, password, name: "Member" });
   return { id: user!.id, password };
 }
-
-beforeAll(async () => {
-  svc = await startIdentity(config);
-  const { user } = await svc.identity.authenticate({ email: admin.email, password: admin.password });
-  adminId = user!.id;
-  const { memberships } = await svc.identity.getUser({ userId: adminId });
-  orgId = memberships[0]!.orgId;
-});
-
-afterAll(async () => {
-  await svc?.close();
-  await cleanUp(config);
-  expect(svc.logs.text()).not.toContain(admin.password);
-});
 
 describe("authenticate", () => {
   it("accepts the right password, with the email in any case and spacing", async () => {
@@ -43,7 +24,7 @@ describe("authenticate", () => {
       email: `  ${admin.email.toUpperCase()} `,
       password: admin.password,
     });
-    expect(user).toMatchObject({ id: adminId, email: admin.email });
+    expect(user).toMatchObject({ id: svc.adminId, email: admin.email });
   });
 
   it("answers a wrong password and an unknown email with the same error", async () => {
@@ -85,11 +66,11 @@ describe("authenticate", () => {
 
 describe("users, memberships and the org", () => {
   it("returns a user with their memberships, and one membership", async () => {
-    const { user, memberships } = await svc.identity.getUser({ userId: adminId });
-    expect(user).toMatchObject({ id: adminId, email: admin.email });
-    expect(memberships).toEqual([expect.objectContaining({ orgId, orgName: "default", role: Role.OWNER })]);
-    const { membership } = await svc.identity.getMembership({ orgId, userId: adminId });
-    expect(membership).toMatchObject({ orgId, userId: adminId, role: Role.OWNER });
+    const { user, memberships } = await svc.identity.getUser({ userId: svc.adminId });
+    expect(user).toMatchObject({ id: svc.adminId, email: admin.email });
+    expect(memberships).toEqual([expect.objectContaining({ orgId: svc.orgId, orgName: "default", role: Role.OWNER })]);
+    const { membership } = await svc.identity.getMembership({ orgId: svc.orgId, userId: svc.adminId });
+    expect(membership).toMatchObject({ orgId: svc.orgId, userId: svc.adminId, role: Role.OWNER });
   });
 
   it("answers NOT_FOUND for unknown users, memberships and orgs", async () => {
@@ -97,7 +78,7 @@ describe("users, memberships and the org", () => {
     for (const call of [
       () => svc.identity.getUser({ userId: unknown }),
       () => svc.identity.getUser({ userId: "not-a-uuid" }),
-      () => svc.identity.getMembership({ orgId, userId: unknown }),
+      () => svc.identity.getMembership({ orgId: svc.orgId, userId: unknown }),
       () => svc.identity.getOrg({ orgId: unknown }),
     ]) {
       expect((await failure(call())).code).toBe(Code.NotFound);
@@ -105,18 +86,20 @@ describe("users, memberships and the org", () => {
   });
 
   it("renames the org, and a restart does not make another default org", async () => {
-    const { org } = await svc.identity.updateOrg({ orgId, name: "  Acme  " });
-    expect(org).toMatchObject({ id: orgId, name: "Acme" });
-    expect((await svc.identity.getOrg({ orgId })).org?.name).toBe("Acme");
-    expect((await failure(svc.identity.updateOrg({ orgId, name: " " }))).code).toBe(Code.InvalidArgument);
+    const { org } = await svc.identity.updateOrg({ orgId: svc.orgId, name: "  Acme  " });
+    expect(org).toMatchObject({ id: svc.orgId, name: "Acme" });
+    expect((await svc.identity.getOrg({ orgId: svc.orgId })).org?.name).toBe("Acme");
+    expect((await failure(svc.identity.updateOrg({ orgId: svc.orgId, name: " " }))).code).toBe(Code.InvalidArgument);
 
-    await svc.close();
-    svc = await startIdentity(config);
+    // Another start on the same schema (a restart, or a second replica) makes no other org.
+    const again = await startIdentity(config);
     const pool = rawPool(config);
     try {
-      expect((await pool.query("SELECT id FROM orgs")).rows).toEqual([{ id: orgId }]);
+      expect((await pool.query("SELECT id FROM orgs")).rows).toEqual([{ id: svc.orgId }]);
+      expect(again.logs.text()).not.toContain(admin.password);
     } finally {
       await pool.end();
+      await again.close();
     }
   });
 });
@@ -125,45 +108,53 @@ describe("members", () => {
   it("lists members with paging, changes roles and removes members", async () => {
     const dev = await addMember("dev@herald.test", Role.DEVELOPER);
     const viewer = await addMember("viewer@herald.test", Role.VIEWER);
-    const all = await svc.identity.listMembers({ orgId, page: { page: 1, perPage: 50 } });
+    const all = await svc.identity.listMembers({ orgId: svc.orgId, page: { page: 1, perPage: 50 } });
     expect(all.page?.total).toBe(3n);
     expect(all.members.map((m) => [m.user?.email, m.role])).toEqual([
       [admin.email, Role.OWNER],
       ["dev@herald.test", Role.DEVELOPER],
       ["viewer@herald.test", Role.VIEWER],
     ]);
-    const second = await svc.identity.listMembers({ orgId, page: { page: 2, perPage: 2 } });
+    const second = await svc.identity.listMembers({ orgId: svc.orgId, page: { page: 2, perPage: 2 } });
     expect(second.members.map((m) => m.user?.id)).toEqual([viewer.id]);
 
-    const { member } = await svc.identity.updateMemberRole({ orgId, userId: dev.id, role: Role.ADMIN });
+    const { member } = await svc.identity.updateMemberRole({ orgId: svc.orgId, userId: dev.id, role: Role.ADMIN });
     expect(member).toMatchObject({ user: { id: dev.id }, role: Role.ADMIN });
-    expect((await failure(svc.identity.updateMemberRole({ orgId, userId: dev.id, role: Role.UNSPECIFIED }))).code).toBe(
-      Code.InvalidArgument,
-    );
+    expect(
+      (await failure(svc.identity.updateMemberRole({ orgId: svc.orgId, userId: dev.id, role: Role.UNSPECIFIED }))).code,
+    ).toBe(Code.InvalidArgument);
 
-    await svc.identity.removeMember({ orgId, userId: viewer.id });
-    expect((await failure(svc.identity.getMembership({ orgId, userId: viewer.id }))).code).toBe(Code.NotFound);
-    expect((await failure(svc.identity.removeMember({ orgId, userId: viewer.id }))).code).toBe(Code.NotFound);
+    await svc.identity.removeMember({ orgId: svc.orgId, userId: viewer.id });
+    expect((await failure(svc.identity.getMembership({ orgId: svc.orgId, userId: viewer.id }))).code).toBe(
+      Code.NotFound,
+    );
+    expect((await failure(svc.identity.removeMember({ orgId: svc.orgId, userId: viewer.id }))).code).toBe(
+      Code.NotFound,
+    );
     // The user stays, with no membership.
     expect((await svc.identity.getUser({ userId: viewer.id })).memberships).toEqual([]);
   });
 
   it("refuses to demote or remove the last owner, also when two owners race", async () => {
-    const demote = await failure(svc.identity.updateMemberRole({ orgId, userId: adminId, role: Role.ADMIN }));
+    const demote = await failure(
+      svc.identity.updateMemberRole({ orgId: svc.orgId, userId: svc.adminId, role: Role.ADMIN }),
+    );
     expect(demote.code).toBe(Code.FailedPrecondition);
-    expect((await failure(svc.identity.removeMember({ orgId, userId: adminId }))).code).toBe(Code.FailedPrecondition);
+    expect((await failure(svc.identity.removeMember({ orgId: svc.orgId, userId: svc.adminId }))).code).toBe(
+      Code.FailedPrecondition,
+    );
 
     const other = await addMember("owner2@herald.test", Role.OWNER);
     const results = await Promise.allSettled([
-      svc.identity.updateMemberRole({ orgId, userId: adminId, role: Role.VIEWER }),
-      svc.identity.removeMember({ orgId, userId: other.id }),
+      svc.identity.updateMemberRole({ orgId: svc.orgId, userId: svc.adminId, role: Role.VIEWER }),
+      svc.identity.removeMember({ orgId: svc.orgId, userId: other.id }),
     ]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    const owners = (await svc.identity.listMembers({ orgId })).members.filter((m) => m.role === Role.OWNER);
+    const owners = (await svc.identity.listMembers({ orgId: svc.orgId })).members.filter((m) => m.role === Role.OWNER);
     expect(owners).toHaveLength(1);
     // Put the admin back for the other tests.
-    if (owners[0]!.user!.id !== adminId) {
-      await svc.identity.updateMemberRole({ orgId, userId: adminId, role: Role.OWNER });
+    if (owners[0]!.user!.id !== svc.adminId) {
+      await svc.identity.updateMemberRole({ orgId: svc.orgId, userId: svc.adminId, role: Role.OWNER });
     }
   });
 });

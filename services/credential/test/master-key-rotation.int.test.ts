@@ -11,7 +11,7 @@ import { ReencryptionJob } from "../src/reencryption-job.js";
 import { SealedBox } from "@herald/runtime";
 import { LogCapture } from "../../../test/support/log-capture.js";
 import { waitForValue } from "../../../test/support/wait.js";
-import { rawPool } from "./harness.js";
+import { putEveryPlatformConfig, rawPool } from "./harness.js";
 import { cleanUp, type RunningIdentity, startIdentity, testConfig } from "./identity-support.js";
 
 // Rotating HERALD_MASTER_KEY without downtime: data sealed under key v1, the service
@@ -111,18 +111,7 @@ describe("master-key rotation", () => {
       const account = makeServiceAccount({ projectId: `rot-${i}` });
       const vapid = makeVapidKeys();
       material.push(apns.p8, account.privateKeyPem, vapid.privateKey);
-      await svc.client.putPlatformConfig({
-        appId: app.id,
-        credentials: { case: "apns", value: { p8Key: apns.p8, keyId: apns.keyId, teamId: apns.teamId } },
-      });
-      await svc.client.putPlatformConfig({
-        appId: app.id,
-        credentials: { case: "fcm", value: { serviceAccountJson: account.json } },
-      });
-      await svc.client.putPlatformConfig({
-        appId: app.id,
-        credentials: { case: "vapid", value: { ...vapid, subject: "mailto:ops@example.com" } },
-      });
+      await putEveryPlatformConfig(svc.client, app.id, { apns, account, vapid });
       sent.set(app.id, new Map([Platform.IOS, Platform.ANDROID, Platform.WEB].map((p) => [p, ""])));
     }
     for (let i = 0; i < 105; i++) {

@@ -6,7 +6,7 @@ import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../../../test/su
 import { displayPrefix, generateSecret } from "../src/api-key-secret.js";
 import type { Config } from "../src/config.js";
 import { waitUntil } from "../../../test/support/wait.js";
-import { rawPool } from "./harness.js";
+import { putEveryPlatformConfig, rawPool } from "./harness.js";
 import { cleanUp, type RunningIdentity, startIdentity, testConfig } from "./identity-support.js";
 
 // What someone holding a copy of the credential schema (a backup, a replica, a dump) sees:
@@ -118,18 +118,7 @@ beforeAll(async () => {
   const apns = makeApnsKey();
   const account = makeServiceAccount({ projectId: "at-rest" });
   const vapid = makeVapidKeys();
-  await svc.client.putPlatformConfig({
-    appId: app.id,
-    credentials: { case: "apns", value: { p8Key: apns.p8, keyId: apns.keyId, teamId: apns.teamId } },
-  });
-  await svc.client.putPlatformConfig({
-    appId: app.id,
-    credentials: { case: "fcm", value: { serviceAccountJson: account.json } },
-  });
-  await svc.client.putPlatformConfig({
-    appId: app.id,
-    credentials: { case: "vapid", value: { ...vapid, subject: "mailto:ops@example.com" } },
-  });
+  await putEveryPlatformConfig(svc.client, app.id, { apns, account, vapid });
   // A VAPID pair the service generates itself: its private half is only ever in the sealed blob.
   const other = (await svc.client.createApp({ orgId, name: "Gen", platform: Platform.WEB, bundleId: "com.rest.b" }))
     .app!;

@@ -7,6 +7,7 @@ import {
   type DeleteDeviceRequest,
   type DeleteSegmentRequest,
   type DeviceRegistryService,
+  type EraseUserRequest,
   type GetDeviceRequest,
   type GetSegmentRequest,
   type ImportDevicesRequest,
@@ -16,6 +17,7 @@ import {
   type InvalidateDevicesRequest,
   type ListDevicesRequest,
   type ListSegmentsRequest,
+  type LookupDevicesRequest,
   type RegisterDeviceRequest,
   RegisterDeviceResultSchema,
   type RegisterDevicesRequest,
@@ -40,7 +42,7 @@ import { isUuid, requireAppId } from "./ids.js";
 import { toInvalidation } from "./invalidation.js";
 import type { DeviceRegistryMetrics } from "./metrics.js";
 import { pageInfo, pageOf } from "./paging.js";
-import { platformName } from "./platform.js";
+import { platformEnum, platformName } from "./platform.js";
 import { canonicalPushToken } from "./push-token.js";
 import type { SegmentStore } from "./segment-store.js";
 import { Segments } from "./segments.js";
@@ -50,6 +52,7 @@ const DEFAULT_AUDIENCE_PAGE = 1_000;
 const MAX_AUDIENCE_PAGE = 5_000;
 const MAX_INVALIDATIONS = 10_000;
 const MAX_IMPORT = 1_000;
+const MAX_LOOKUP = 1_000;
 
 /** A registration validated, or why it is invalid. */
 type Checked = { registration: Registration; reason?: undefined } | { registration?: undefined; reason: string };
@@ -164,6 +167,38 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
   async setOptIn(req: SetOptInRequest) {
     const row = isUuid(req.id) ? await this.deps.store.setOptIn(req.id, req.optedIn) : undefined;
     return { device: toDevice(found(row)) };
+  }
+
+  /** The app's devices among the ids, in the order first asked for; others' and unknown ids are left out. */
+  async lookupDevices(req: LookupDevicesRequest) {
+    const appId = requireAppId(req.appId);
+    if (req.deviceIds.length > MAX_LOOKUP) throw invalidArgument(`device_ids must hold at most ${MAX_LOOKUP} ids`);
+    req.deviceIds.forEach((id, i) => {
+      if (!isUuid(id)) throw invalidArgument(`device_ids[${i}] must be a device id`);
+    });
+    const rows = await this.deps.store.lookup(appId, req.deviceIds);
+    // PostgreSQL answers ids in lower case, whatever case they were asked in.
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const order = [...new Set(req.deviceIds.map((id) => id.toLowerCase()))];
+    return {
+      devices: order.flatMap((id) => {
+        const row = byId.get(id);
+        return row ? [{ id: row.id, externalId: row.external_id ?? "", platform: platformEnum(row.platform) }] : [];
+      }),
+    };
+  }
+
+  async eraseUser(req: EraseUserRequest) {
+    // Lower case, as the app id is everywhere else in events (PostgreSQL's uuid text).
+    const appId = requireAppId(req.appId).toLowerCase();
+    if (req.externalId === "") throw invalidArgument("external_id is required");
+    const erased = await this.deps.store.eraseUser({
+      appId,
+      externalId: checkExternalId(req.externalId),
+      receipts: Number(req.receipts),
+      engagements: Number(req.engagements),
+    });
+    return { devices: BigInt(erased.devices), inAppStates: BigInt(erased.inAppStates) };
   }
 
   async invalidateDevices(req: InvalidateDevicesRequest) {

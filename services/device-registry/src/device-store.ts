@@ -1,6 +1,7 @@
-import type { Pool } from "@herald/runtime";
+import { inTransaction, type Pool, writeOutbox } from "@herald/runtime";
 import { audienceCountQuery, audiencePageQuery, type Audience } from "./audience-query.js";
 import { deviceListWhere, type DeviceListFilter } from "./device-list.js";
+import { invalidatedEvent, optInChangedEvent, userErasedEvent } from "./device-events.js";
 import { batchUpsert, byShape, rowKey, type UpsertKind, upsertRecord } from "./batch-upsert.js";
 import { tokenHash, type DevicePlatform } from "./push-token.js";
 
@@ -50,6 +51,27 @@ export interface Invalidation {
   reason: string;
 }
 
+/** A device as LookupDevices answers it. */
+export interface DeviceRefRow {
+  id: string;
+  external_id: string | null;
+  platform: DevicePlatform;
+}
+
+/** What an erasure removed, and what the caller had removed elsewhere (for user.erased). */
+export interface Erasure {
+  appId: string;
+  externalId: string;
+  receipts: number;
+  engagements: number;
+}
+
+/** What an erasure removed from the registry. */
+export interface Erased {
+  devices: number;
+  inAppStates: number;
+}
+
 /** What a bulk import did to one registration. */
 export type ImportWrite = "created" | "updated" | "unchanged";
 
@@ -78,9 +100,20 @@ export interface DeviceStore {
   ): Promise<{ devices: DeviceRow[]; total: number }>;
   update(id: string, changes: DeviceChanges): Promise<DeviceRow | undefined>;
   delete(id: string): Promise<boolean>;
+  /** Sets opted_in; a change (only) is announced as device.opted_in / device.opted_out. */
   setOptIn(id: string, optedIn: boolean): Promise<DeviceRow | undefined>;
-  /** Marks devices invalid unless re-registered after the observation; returns how many. */
+  /**
+   * Marks devices invalid unless already invalid or re-registered after the observation;
+   * announces each as device.invalidated; returns how many.
+   */
   invalidate(items: readonly Invalidation[]): Promise<number>;
+  /** The app's devices among the ids (others' and unknown ids are left out). */
+  lookup(appId: string, ids: readonly string[]): Promise<DeviceRefRow[]>;
+  /**
+   * Deletes the devices of an external id in an app and their in-app message state; when
+   * anything was removed (here or, per the counts given, by the caller), announces user.erased.
+   */
+  eraseUser(erasure: Erasure): Promise<Erased>;
   audiencePage(audience: Audience, afterId: string | undefined, limit: number): Promise<AudienceRow[]>;
   countAudience(audience: Audience): Promise<number>;
   /** Deletes up to `limit` devices of an app; returns how many it deleted. */
@@ -135,7 +168,14 @@ const REGISTER = {
 };
 
 export class PgDeviceStore implements DeviceStore {
-  constructor(private readonly pool: Pool) {}
+  /**
+   * @param announced called after a transaction that wrote webhook events to the outbox
+   *   committed (the server flushes its OutboxRelay); rows are published later otherwise.
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly announced: () => void = () => undefined,
+  ) {}
 
   async registerMany(registrations: readonly Registration[]): Promise<Registered[]> {
     const out: (Registered | undefined)[] = new Array(registrations.length);
@@ -268,23 +308,80 @@ export class PgDeviceStore implements DeviceStore {
   }
 
   async setOptIn(id: string, optedIn: boolean): Promise<DeviceRow | undefined> {
-    const { rows } = await this.pool.query<DeviceRow>(
-      `UPDATE devices SET opted_in = $2, updated_at = now() WHERE id = $1 RETURNING ${DEVICE_COLUMNS}`,
-      [id, optedIn],
-    );
-    return rows[0];
+    const result = await inTransaction(this.pool, async (client) => {
+      // The value before the update, locked first: of two concurrent calls setting the
+      // same value, the second reads the first's result and announces nothing.
+      const { rows } = await client.query<DeviceRow & { was: boolean }>(
+        `UPDATE devices d SET opted_in = $2, updated_at = now()
+         FROM (SELECT id, opted_in FROM devices WHERE id = $1 FOR UPDATE) old
+         WHERE d.id = old.id
+         RETURNING ${columnsOf("d")}, old.opted_in AS was`,
+        [id, optedIn],
+      );
+      if (rows.length === 0) return undefined;
+      const { was, ...device } = rows[0]!;
+      const changed = was !== device.opted_in;
+      if (changed) await writeOutbox(client, [optInChangedEvent(device, device.updated_at)]);
+      return { device, changed };
+    });
+    if (result?.changed) this.announced();
+    return result?.device;
   }
 
   async invalidate(items: readonly Invalidation[]): Promise<number> {
     if (items.length === 0) return 0;
-    const { rowCount } = await this.pool.query(
-      `UPDATE devices d
-         SET invalid = true, invalid_reason = v.reason, invalidated_at = now(), updated_at = now()
-       FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS v(id, observed_at, reason)
-       WHERE d.id = v.id AND NOT d.invalid AND d.registered_at <= v.observed_at`,
-      [items.map((i) => i.deviceId), items.map((i) => i.observedAt), items.map((i) => i.reason)],
+    const invalidated = await inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{
+        id: string;
+        app_id: string;
+        platform: DevicePlatform;
+        external_id: string | null;
+        reason: string;
+        observed_at: Date;
+        invalidated_at: Date;
+      }>(
+        `UPDATE devices d
+           SET invalid = true, invalid_reason = v.reason, invalidated_at = now(), updated_at = now()
+         FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS v(id, observed_at, reason)
+         WHERE d.id = v.id AND NOT d.invalid AND d.registered_at <= v.observed_at
+         RETURNING d.id, d.app_id, d.platform, d.external_id, v.reason, v.observed_at, d.invalidated_at`,
+        [items.map((i) => i.deviceId), items.map((i) => i.observedAt), items.map((i) => i.reason)],
+      );
+      // One INSERT for the whole batch.
+      await writeOutbox(client, rows.map(invalidatedEvent));
+      return rows.length;
+    });
+    if (invalidated > 0) this.announced();
+    return invalidated;
+  }
+
+  async lookup(appId: string, ids: readonly string[]): Promise<DeviceRefRow[]> {
+    const { rows } = await this.pool.query<DeviceRefRow>(
+      "SELECT id, external_id, platform FROM devices WHERE app_id = $1 AND id = ANY($2::uuid[])",
+      [appId, ids],
     );
-    return rowCount ?? 0;
+    return rows;
+  }
+
+  async eraseUser(erasure: Erasure): Promise<Erased> {
+    const { appId, externalId, receipts, engagements } = erasure;
+    const erased = await inTransaction(this.pool, async (client) => {
+      // The devices are locked first, so that no in-app state can be added to one of them
+      // between the two deletions (its foreign key waits, then finds the device gone).
+      const { rows } = await client.query<{ devices: string; in_app_states: string }>(
+        `WITH gone AS (SELECT id FROM devices WHERE app_id = $1 AND external_id = $2 FOR UPDATE),
+           states AS (DELETE FROM in_app_message_devices WHERE device_id IN (SELECT id FROM gone) RETURNING 1),
+           removed AS (DELETE FROM devices WHERE id IN (SELECT id FROM gone) RETURNING 1)
+         SELECT (SELECT count(*) FROM removed) AS devices, (SELECT count(*) FROM states) AS in_app_states`,
+        [appId, externalId],
+      );
+      const out = { devices: Number(rows[0]!.devices), inAppStates: Number(rows[0]!.in_app_states) };
+      const announce = out.devices > 0 || receipts > 0 || engagements > 0;
+      if (announce) await writeOutbox(client, [userErasedEvent({ ...erasure, ...out }, new Date())]);
+      return { ...out, announce };
+    });
+    if (erased.announce) this.announced();
+    return { devices: erased.devices, inAppStates: erased.inAppStates };
   }
 
   async audiencePage(audience: Audience, afterId: string | undefined, limit: number): Promise<AudienceRow[]> {

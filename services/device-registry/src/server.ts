@@ -1,11 +1,15 @@
 import path from "node:path";
+import { jetstream } from "@nats-io/jetstream";
 import {
   connectNats,
   createMetricsRegistry,
   registerConsumerBacklog,
   createPool,
+  ensureStream,
   migrate,
   Closers,
+  OutboxRelay,
+  registerOutboxMetrics,
   startAdminServer,
   startRpcServer,
   streamNames,
@@ -14,6 +18,9 @@ import {
   natsReady,
   postgresReady,
   packageDir,
+  WEBHOOK_OUTBOX_KIND,
+  webhookOutboxKind,
+  webhooksStreamConfig,
 } from "@herald/runtime";
 import { AndroidChannelService } from "@herald/proto/android_channel";
 import { DeviceRegistryService } from "@herald/proto/device";
@@ -51,13 +58,25 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
 
     const nc = await connectNats(config.natsUrl, "device-registry", log);
     closers.add(() => nc.drain());
-    const store = new PgDeviceStore(pool);
+    const names = streamNames(config.natsNamespace);
+    // Webhook events (device-events.ts) leave through the outbox; stopped before NATS
+    // drains and the pool ends (closers run last-added first).
+    await ensureStream(nc, webhooksStreamConfig(names));
+    const outbox = new OutboxRelay({
+      pool,
+      js: jetstream(nc),
+      kinds: { [WEBHOOK_OUTBOX_KIND]: webhookOutboxKind(names) },
+      log,
+    });
+    outbox.start();
+    closers.add(() => outbox.stop());
+    const store = new PgDeviceStore(pool, () => void outbox.flush());
     const segments = new PgSegmentStore(pool);
     const channels = new PgAndroidChannelStore(pool);
     const inAppMessages = new PgInAppMessageStore(pool);
     const registry = createMetricsRegistry("device-registry");
     const metrics = createDeviceRegistryMetrics(registry);
-    const names = streamNames(config.natsNamespace);
+    registerOutboxMetrics(registry, pool);
     registerConsumerBacklog(registry, nc, {
       name: "herald_events_backlog_messages",
       help: "Domain events (app.deleted, device.invalidated) not yet applied to the registry (pending + ack pending)",

@@ -28,11 +28,13 @@ export async function startRegistry(env: Record<string, string> = {}) {
   // Errors at least are kept (a test waits for a failure to be logged); TEST_LOG_LEVEL shows them too.
   const logs = new LogCapture(process.env.TEST_LOG_LEVEL !== undefined);
   const log = createLogger("device-registry", process.env.TEST_LOG_LEVEL ?? "error", logs);
+  const connect = (port: number) =>
+    createRpcClient(DeviceRegistryService, `http://127.0.0.1:${port}`, { timeoutMs: 30_000 });
   const app = await start(config, { log });
-  const rpc = createRpcClient(DeviceRegistryService, `http://127.0.0.1:${app.port}`, { timeoutMs: 30_000 });
+  let rpc = connect(app.port);
   const pool: Pool = createPool({ url: infra.databaseUrl, schema });
   const names = streamNames(namespace);
-  return {
+  const registry = {
     app,
     client: rpc.client,
     pool,
@@ -40,14 +42,26 @@ export async function startRegistry(env: Record<string, string> = {}) {
     names,
     logs,
     natsUrl: infra.natsUrl,
+    /**
+     * Closes the service (if a test has not already) and starts a new one on the same
+     * schema and namespace: what a restarted process finds. `app` and `client` are the new one's.
+     */
+    async restart() {
+      rpc.close();
+      await registry.app.close();
+      registry.app = await start(config, { log });
+      rpc = connect(registry.app.port);
+      registry.client = rpc.client;
+    },
     async stop() {
       rpc.close();
-      await app.close();
+      await registry.app.close();
       await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await pool.end();
       await deleteNamespaceStreams(infra.natsUrl, namespace);
     },
   };
+  return registry;
 }
 
 export type Registry = Awaited<ReturnType<typeof startRegistry>>;

@@ -1,10 +1,10 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import http2 from "node:http2";
 import { SignJWT } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ApnsDelivery } from "../src/recorder.js";
 import { apnsOutcome, connectH2, waitForGoaway, type H2Answer, type H2Session } from "./h2-client.js";
-import { rawRequest, startSim, type SimFixture } from "./sim-fixture.js";
+import { pkcs8Pem as pem, rawRequest, startSim, useSim } from "./sim-fixture.js";
 
 const TEAM = "TEAM000001";
 const KID = "KEY0000001";
@@ -12,13 +12,15 @@ const TOPIC = "com.herald.app";
 const INTERVAL_MS = 1_000;
 const BURST = 20;
 
-let f: SimFixture;
+const f = useSim(
+  { apnsMinTokenIntervalMs: INTERVAL_MS, apnsDeviceBurst: BURST, apnsDeviceRatePerS: 0 },
+  { clearFaults: "apns" },
+);
 const teamKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
 const otherTeamKey = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
 const sessions: H2Session[] = [];
 
 beforeAll(async () => {
-  f = await startSim({ apnsMinTokenIntervalMs: INTERVAL_MS, apnsDeviceBurst: BURST, apnsDeviceRatePerS: 0 });
   await f.admin.registerApnsKey({ team_id: TEAM, key_id: KID, topics: [TOPIC], p8: pem(teamKey) });
   await f.admin.registerApnsKey({
     team_id: "TEAM000002",
@@ -27,17 +29,9 @@ beforeAll(async () => {
     p8: pem(otherTeamKey),
   });
 });
-afterEach(async () => {
-  await f.admin.clearFaults("apns");
+afterEach(() => {
   for (const s of sessions.splice(0)) s.close();
 });
-afterAll(async () => {
-  await f?.close();
-});
-
-function pem(key: KeyObject): string {
-  return key.export({ type: "pkcs8", format: "pem" }) as string;
-}
 
 /** A provider token as a sender makes it: ES256, kid, iss = team, iat in seconds. */
 function providerToken(opts: { iat?: number; team?: string; kid?: string; key?: KeyObject } = {}): Promise<string> {

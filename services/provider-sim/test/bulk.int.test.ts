@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSim, vapidIdentity, webpush, type SimFixture } from "./sim-fixture.js";
+import { describe, expect, it } from "vitest";
+import { useSim, vapidIdentity, webpush } from "./sim-fixture.js";
 
-let f: SimFixture;
+const f = useSim();
 const app = vapidIdentity();
-
-beforeAll(async () => {
-  f = await startSim();
-});
-afterAll(async () => {
-  await f?.close();
-});
 
 describe("bulk subscriptions and delivery counts", () => {
   it("creates 20,000 subscriptions in one call and counts deliveries per target", async () => {

@@ -1,24 +1,17 @@
 import http2 from "node:http2";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { SimAdminError } from "../src/admin-client.js";
 import type { SubscriptionJson } from "../src/webpush/subscriptions.js";
-import { startSim, vapidIdentity, webpush, type SimFixture, type WebPushError } from "./sim-fixture.js";
+import { useSim, vapidIdentity, webpush, type WebPushError } from "./sim-fixture.js";
 
-let f: SimFixture;
+const f = useSim({}, { clearFaults: "webpush" });
 let subscription: SubscriptionJson;
 let subscriptionId: string;
 const app = vapidIdentity();
 
 beforeAll(async () => {
-  f = await startSim();
   const [created] = await f.admin.createWebPushSubscriptions(app.keys.publicKey);
   ({ id: subscriptionId, subscription } = created!);
-});
-afterEach(async () => {
-  await f.admin.clearFaults("webpush");
-});
-afterAll(async () => {
-  await f?.close();
 });
 
 /** Sends one push with web-push; returns the status, or the transport error when there was no answer. */

@@ -1,10 +1,10 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import http2 from "node:http2";
 import { SignJWT } from "jose";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FcmDelivery } from "../src/recorder.js";
 import { connectH2, type H2Answer, type H2Outcome, type H2Session } from "./h2-client.js";
-import { rawRequest, startSim, type RawResponse, type SimFixture } from "./sim-fixture.js";
+import { pkcs8Pem as pem, rawRequest, type RawResponse, type SimFixture, startSim, useSim } from "./sim-fixture.js";
 import { waitUntil } from "../../../test/support/wait.js";
 
 const PROJECT = "herald-fcm-test";
@@ -12,13 +12,12 @@ const OTHER_PROJECT = "herald-other-project";
 const EMAIL = `sender@${PROJECT}.iam.gserviceaccount.com`;
 const SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
 
-let f: SimFixture;
+const f = useSim({}, { clearFaults: "fcm" });
 let tokenUri: string;
 let h2: H2Session;
 const accountKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
 
 beforeAll(async () => {
-  f = await startSim();
   tokenUri = `${f.sim.publicUrl}/token`;
   const view = await f.admin.registerFcmServiceAccount({
     project_id: PROJECT,
@@ -29,17 +28,9 @@ beforeAll(async () => {
   expect(view).toMatchObject({ client_email: EMAIL, project_id: PROJECT, token_uri: tokenUri, tokens_issued: 0 });
   h2 = connectH2(f.sim.publicUrl, f.ca);
 });
-afterEach(async () => {
-  await f.admin.clearFaults("fcm");
-});
-afterAll(async () => {
+afterAll(() => {
   h2?.close();
-  await f?.close();
 });
-
-function pem(key: KeyObject): string {
-  return key.export({ type: "pkcs8", format: "pem" }) as string;
-}
 
 /** The JWT-bearer assertion a Google client library signs with a service account's key. */
 function assertion(

@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import https from "node:https";
 import { createRequire } from "node:module";
@@ -5,7 +6,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger, readEnv } from "@herald/runtime";
 import { importJWK, SignJWT } from "jose";
-import { SimAdminClient } from "../src/admin-client.js";
+import { afterEach } from "vitest";
+import { suiteFixture } from "../../../test/support/suite-fixture.js";
+import { type Platform, SimAdminClient } from "../src/admin-client.js";
 import { configSpec, type Config } from "../src/config.js";
 import { start, type ProviderSim } from "../src/server.js";
 import type { SubscriptionJson } from "../src/webpush/subscriptions.js";
@@ -81,6 +84,27 @@ export async function startSim(overrides: Partial<Config> = {}): Promise<SimFixt
     },
   };
 }
+
+/**
+ * The simulator of a test file: started (startSim with `overrides`) before its tests, closed
+ * after them; with `clearFaults`, that platform's faults are cleared after each test.
+ */
+export function useSim(overrides: Partial<Config> = {}, opts: { clearFaults?: Platform } = {}): SimFixture {
+  const f = suiteFixture(
+    () => startSim(overrides),
+    (started) => started.close(),
+  );
+  const platform = opts.clearFaults;
+  if (platform) {
+    afterEach(async () => {
+      await f.admin.clearFaults(platform);
+    });
+  }
+  return f;
+}
+
+/** A private key as PEM (PKCS #8), as an APNs .p8 or a service account's private_key holds it. */
+export const pkcs8Pem = (key: KeyObject): string => key.export({ type: "pkcs8", format: "pem" }) as string;
 
 /** A VAPID identity as an app server holds it, with the helpers to forge headers web-push would never send. */
 export function vapidIdentity(subject = "mailto:ops@example.com") {

@@ -1,26 +1,11 @@
 import http2 from "node:http2";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WebPushDelivery } from "../src/recorder.js";
 import type { SubscriptionJson } from "../src/webpush/subscriptions.js";
-import {
-  rawRequest,
-  startSim,
-  vapidIdentity,
-  webpush,
-  type RawResponse,
-  type SimFixture,
-  type WebPushError,
-} from "./sim-fixture.js";
+import { rawRequest, useSim, vapidIdentity, webpush, type RawResponse, type WebPushError } from "./sim-fixture.js";
 
-let f: SimFixture;
+const f = useSim();
 const app = vapidIdentity();
-
-beforeAll(async () => {
-  f = await startSim();
-});
-afterAll(async () => {
-  await f?.close();
-});
 
 async function subscribe(key = app.keys.publicKey): Promise<{ id: string; subscription: SubscriptionJson }> {
   const [created] = await f.admin.createWebPushSubscriptions(key);

@@ -3,12 +3,11 @@ import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import { Http2Pool } from "@herald/sender";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { makeApnsKey } from "../../../test/support/credential-fixtures.js";
-import { fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
-import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
+import { fuzzTimeout } from "../../../test/support/fuzz-settings.js";
 import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
-import { assertProperty, ProviderFigures, runExample } from "../../../test/support/provider-fuzz.js";
+import { assertProperty, FUZZ_POOL, runExample, useFuzzPeer } from "../../../test/support/provider-fuzz.js";
 import { ApnsProvider, tokenAccepted } from "../src/apns-provider.js";
 import { ProviderTokens } from "../src/provider-token.js";
 
@@ -54,7 +53,7 @@ const deviceToken: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("", "zz", "a".repeat(200), "../x") },
 );
 
-let peer: FuzzPeer;
+const { peer, figures } = useFuzzPeer("APNs provider", (seen) => ({ "provider answers fuzzed": seen.streams }));
 const key = makeApnsKey();
 const credentials = create(GetSendCredentialsResponseSchema, {
   fingerprint: "fuzz",
@@ -63,21 +62,6 @@ const credentials = create(GetSendCredentialsResponseSchema, {
     value: { p8Key: key.p8, keyId: key.keyId, teamId: key.teamId, topic: "com.example.fuzz", environment: "sandbox" },
   },
 });
-const figures = new ProviderFigures();
-
-beforeAll(async () => {
-  peer = await startFuzzPeer();
-});
-
-afterAll(async () => {
-  reportFigures("APNs provider", {
-    batches: figures.batches,
-    "outcomes checked": figures.devices,
-    "provider answers fuzzed": peer?.seen.streams ?? 0,
-    outcomes: JSON.stringify(figures.outcomes),
-  });
-  await peer?.close();
-});
 
 describe("APNs sender against a misbehaving APNs", () => {
   it("gives every device exactly one outcome, whatever APNs answers", { timeout: fuzzTimeout(45_000) }, async () => {
@@ -85,16 +69,7 @@ describe("APNs sender against a misbehaving APNs", () => {
       fc.tuple(peerScript(apnsBodies()), fc.array(deviceToken, { minLength: 1, maxLength: 12 })),
       async ([script, tokens]) => {
         peer.play(script);
-        const pool = new Http2Pool({
-          label: "APNs",
-          maxConnections: 3,
-          maxQueued: 10_000,
-          requestTimeoutMs: 300,
-          connectTimeoutMs: 2_000,
-          idleTimeoutMs: 60_000,
-          pingIntervalMs: 0,
-          accepted: tokenAccepted,
-        });
+        const pool = new Http2Pool({ ...FUZZ_POOL, label: "APNs", maxConnections: 3, accepted: tokenAccepted });
         const provider = new ApnsProvider({ pool, tokens: new ProviderTokens(), baseUrl: peer.origin });
         const batch = { platform: Platform.IOS, credentials, tokens, dataJson: JSON.stringify({ k: "v" }) };
         await runExample({ provider, pool }, batch, figures);

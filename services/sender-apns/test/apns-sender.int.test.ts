@@ -1,74 +1,34 @@
 import { createPublicKey, randomBytes, randomUUID } from "node:crypto";
-import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { Platform } from "@herald/proto/common";
-import {
-  DeliveryBatchSchema,
-  type NotificationOptionsSchema,
-  DeviceInvalidatedSchema,
-  OutcomeBatchSchema,
-  OutcomeKind,
-  type DeliveryBatch,
-  type DeviceInvalidated,
-  type OutcomeBatch,
-} from "@herald/proto/delivery";
-import { createLogger, readEnv, streamNames, type StreamNames } from "@herald/runtime";
-import { SimAdminClient } from "@herald/provider-sim/admin-client";
-import { configSpec as simConfigSpec } from "@herald/provider-sim/config";
-import { start as startSim, type ProviderSim } from "@herald/provider-sim/server";
+import { OutcomeKind } from "@herald/proto/delivery";
 import type { RunningSender } from "@herald/sender";
-import {
-  cleanUp as cleanUpCredential,
-  rawPool,
-  startService as startCredential,
-  testConfig as credentialConfig,
-  type Running,
-} from "../../credential/test/harness.js";
 import { makeApnsKey } from "../../../test/support/credential-fixtures.js";
-import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
-import { uniqueName } from "../../../test/support/unique.js";
+import { type BatchFields, log, SenderTestBed, type Target } from "../../../test/support/sender-bed.js";
 import { loadConfig } from "../src/config.js";
 import { start } from "../src/server.js";
 
 // The APNs sender end to end below the gateway: real credential service holding the
 // .p8, real JetStream, and the strict simulator as APNs (ES256 provider tokens, one
 // stream before the first valid token, a low stream limit after it, every reason).
-const log = createLogger("test", "silent");
 const STREAM_LIMIT = 20;
 const MAX_CONNECTIONS = 3;
 const TOPIC = "com.example.herald";
-let sim: ProviderSim;
-let admin: SimAdminClient;
-let credential: Running;
-let credCfg: ReturnType<typeof credentialConfig>;
-let orgId: string;
-let nc: NatsConnection;
-let names: StreamNames;
+const bed = new SenderTestBed("ios", { SIM_SEED: "11", SIM_APNS_MAX_STREAMS: String(STREAM_LIMIT) });
 let appId: string;
-const namespace = uniqueName("apnsns");
 const running: RunningSender[] = [];
 
 async function startSender(overrides: Record<string, string> = {}) {
-  const infra = inject("infra");
   const sender = await start(
-    loadConfig({
-      NATS_URL: infra.natsUrl,
-      NATS_NAMESPACE: namespace,
-      ADMIN_PORT: "0",
-      CREDENTIAL_URL: `http://127.0.0.1:${credential.app.port}`,
-      APNS_URL: sim.publicUrl,
-      APNS_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
-      SENDER_MAX_IN_FLIGHT: "1000",
-      SENDER_RETRY_BASE_MS: "20",
-      SENDER_RETRY_MAX_DELAY_MS: "100",
-      SENDER_RETRY_MAX_ATTEMPTS: "4",
-      LOG_LEVEL: "silent",
-      ...overrides,
-    }),
+    loadConfig(
+      bed.senderEnv({
+        APNS_URL: bed.sim.publicUrl,
+        APNS_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+        SENDER_MAX_IN_FLIGHT: "1000",
+        ...overrides,
+      }),
+    ),
     { log },
   );
   running.push(sender);
@@ -78,14 +38,8 @@ async function startSender(overrides: Record<string, string> = {}) {
 /** An iOS app whose APNs config holds `key` (as uploaded by its owner). */
 async function iosApp(key: { p8: string; keyId: string; teamId: string }): Promise<string> {
   // Bundle ids are unique per org; every app here pushes to the one topic the simulated devices run.
-  const app = await credential.client.createApp({
-    orgId,
-    name: "ios",
-    platform: Platform.IOS,
-    bundleId: `${TOPIC}.${randomBytes(4).toString("hex")}`,
-  });
-  const id = app.app!.id;
-  await credential.client.putPlatformConfig({
+  const id = await bed.createApp(Platform.IOS, "ios", `${TOPIC}.${randomBytes(4).toString("hex")}`);
+  await bed.credential.client.putPlatformConfig({
     appId: id,
     credentials: {
       case: "apns",
@@ -98,7 +52,7 @@ async function iosApp(key: { p8: string; keyId: string; teamId: string }): Promi
 /** Apple knows the key: the simulator gets its public half only. */
 async function registerWithApple(key: { p8: string; keyId: string; teamId: string }) {
   const publicKeyPem = createPublicKey(key.p8).export({ type: "spki", format: "pem" }).toString();
-  await admin.registerApnsKey({
+  await bed.admin.registerApnsKey({
     team_id: key.teamId,
     key_id: key.keyId,
     topics: [TOPIC],
@@ -106,121 +60,34 @@ async function registerWithApple(key: { p8: string; keyId: string; teamId: strin
   });
 }
 
-type BatchInput = Partial<Pick<DeliveryBatch, "dataJson" | "ttlSeconds" | "collapseId" | "imageUrl">> & {
-  notification?: MessageInitShape<typeof NotificationOptionsSchema>;
-  app?: string;
-  payloads?: { index: number; title: string; body: string }[];
-};
+/** Publishes `targets` as one campaign of the app (another with `app`), in batches of 500; answers its id. */
+const publish = (targets: Target[], { app, ...fields }: BatchFields & { app?: string } = {}) =>
+  bed.publish(targets, { appId: app ?? appId, ...fields }, 500);
 
-async function publish(targets: { id: string; token: string }[], extra: BatchInput = {}) {
-  const campaignId = randomUUID();
-  const size = 500;
-  for (let seq = 0; seq * size < targets.length; seq++) {
-    const batch = create(DeliveryBatchSchema, {
-      campaignId,
-      appId: extra.app ?? appId,
-      platform: Platform.IOS,
-      sequence: BigInt(seq + 1),
-      payloads: extra.payloads ?? [
-        { index: 0, title: "Hallo", body: "Wie geht's?" },
-        { index: 1, title: "Hello", body: "How are you?" },
-      ],
-      targets: targets
-        .slice(seq * size, (seq + 1) * size)
-        .map((t, i) => ({ deviceId: t.id, pushToken: t.token, payloadIndex: i % 2 })),
-      dataJson: extra.dataJson ?? JSON.stringify({ action_url: "https://example.com/a" }),
-      ttlSeconds: extra.ttlSeconds ?? 3600,
-      collapseId: extra.collapseId,
-      imageUrl: extra.imageUrl,
-      notification: extra.notification,
-      createdAt: timestampFromDate(new Date()),
-    });
-    await jetstream(nc).publish(names.delivery("ios"), toBinary(DeliveryBatchSchema, batch), {
-      msgID: `${campaignId}.${seq}`,
-    });
-  }
-  return campaignId;
-}
-
-/** Reads a stream subject with a throwaway consumer until `expected` items arrived. */
-async function drain<T>(
-  stream: string,
-  subject: string,
-  decode: (data: Uint8Array) => T[],
-  expected: number,
-  timeoutMs = 30_000,
-): Promise<T[]> {
-  const jsm = await jetstreamManager(nc);
-  const durable = `t${randomBytes(4).toString("hex")}`;
-  await jsm.consumers.add(stream, { durable_name: durable, filter_subject: subject, ack_policy: AckPolicy.Explicit });
-  const consumer = await jetstream(nc).consumers.get(stream, durable);
-  const all: T[] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (all.length < expected && Date.now() < deadline) {
-    try {
-      for await (const m of await consumer.fetch({ max_messages: 100, expires: 1000 })) {
-        all.push(...decode(m.data));
-        m.ack();
-      }
-    } catch (err) {
-      // A busy event loop (sender, simulator and services share this process) can miss a pull's heartbeat.
-      if (!String(err).includes("heartbeats missed")) throw err;
-    }
-  }
-  await jsm.consumers.delete(stream, durable);
-  return all;
-}
-
-const outcomes = (campaignId: string, expected: number): Promise<OutcomeBatch["outcomes"]> =>
-  drain(names.outcomesStream, names.outcome(campaignId), (d) => fromBinary(OutcomeBatchSchema, d).outcomes, expected);
+const outcomes = (campaignId: string, expected: number) => bed.outcomes(campaignId, expected);
 
 async function devices(n: number) {
-  const tokens = await admin.createApnsDevices(TOPIC, n);
+  const tokens = await bed.admin.createApnsDevices(TOPIC, n);
   return tokens.map((token) => ({ id: randomUUID(), token }));
 }
 
 beforeAll(async () => {
-  const infra = inject("infra");
-  sim = await startSim(
-    readEnv(simConfigSpec, {
-      PORT: "0",
-      ADMIN_PORT: "0",
-      LOG_LEVEL: "silent",
-      SIM_SEED: "11",
-      SIM_APNS_MAX_STREAMS: String(STREAM_LIMIT),
-    }),
-    { log },
-  );
-  admin = new SimAdminClient(`http://127.0.0.1:${sim.adminPort}`);
-  credCfg = credentialConfig({ logLevel: "silent" });
-  credential = await startCredential(credCfg);
-  const pool = rawPool(credCfg);
-  const { rows } = await pool.query<{ id: string }>("SELECT id FROM orgs LIMIT 1");
-  await pool.end();
-  orgId = rows[0]!.id;
+  await bed.setUp();
   const key = makeApnsKey();
   await registerWithApple(key);
   appId = await iosApp(key);
-  nc = await connect({ servers: infra.natsUrl });
-  names = streamNames(namespace);
 });
 
 afterEach(async () => {
-  await admin.clearFaults("apns");
+  await bed.admin.clearFaults("apns");
   for (const s of running.splice(0)) await s.close();
 });
 
-afterAll(async () => {
-  await nc?.close();
-  await credential?.close();
-  await sim?.close();
-  await cleanUpCredential(credCfg);
-  await deleteNamespaceStreams(inject("infra").natsUrl, namespace);
-});
+afterAll(() => bed.tearDown());
 
 describe("APNs sender", () => {
   it("delivers 1,000 alerts within the advertised stream limit, one stream per connection until the token is accepted", async () => {
-    await admin.clearApnsConnections();
+    await bed.admin.clearApnsConnections();
     const sender = await startSender();
     const targets = await devices(1000);
     const campaignId = await publish(targets, { collapseId: "news" });
@@ -229,7 +96,7 @@ describe("APNs sender", () => {
     expect(new Set(got.map((o) => o.deviceId)).size).toBe(1000);
     expect(got.every((o) => o.kind === OutcomeKind.DELIVERED && o.attempts === 1)).toBe(true);
 
-    const byToken = new Map((await admin.allDeliveries({ platform: "apns" })).map((d) => [d.device_token, d]));
+    const byToken = new Map((await bed.admin.allDeliveries({ platform: "apns" })).map((d) => [d.device_token, d]));
     const expiration = Math.floor(Date.now() / 1000) + 3600;
     for (const [i, t] of targets.entries()) {
       const d = byToken.get(t.token)!;
@@ -243,7 +110,7 @@ describe("APNs sender", () => {
       });
     }
 
-    const { connections, violations } = await admin.apnsConnections();
+    const { connections, violations } = await bed.admin.apnsConnections();
     expect(violations).toBe(0);
     expect(connections.length).toBeGreaterThan(0);
     expect(connections.length).toBeLessThanOrEqual(MAX_CONNECTIONS);
@@ -273,7 +140,7 @@ describe("APNs sender", () => {
     const pictureId = await publish(picture, { imageUrl: "https://cdn.example.com/i.png", ttlSeconds: 0 });
     expect((await outcomes(silentId, 2)).every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
     expect((await outcomes(pictureId, 2)).every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
-    const all = await admin.allDeliveries({ platform: "apns" });
+    const all = await bed.admin.allDeliveries({ platform: "apns" });
     for (const t of silent) {
       const d = all.find((x) => x.device_token === t.token)!;
       expect(d).toMatchObject({ push_type: "background", priority: 5 });
@@ -305,7 +172,7 @@ describe("APNs sender", () => {
     for (const id of [styledId, countedId, silentId]) {
       expect((await outcomes(id, 1)).map((o) => o.kind)).toEqual([OutcomeKind.DELIVERED]);
     }
-    const all = await admin.allDeliveries({ platform: "apns" });
+    const all = await bed.admin.allDeliveries({ platform: "apns" });
     const of = (t: { token: string }) => all.find((x) => x.device_token === t.token)!;
     expect(of(styled[0]!)).toMatchObject({ push_type: "alert", priority: 10 });
     expect(JSON.parse(of(styled[0]!).payload).aps).toEqual({
@@ -333,9 +200,9 @@ describe("APNs sender", () => {
     await startSender();
     const targets = await devices(5);
     const seenDeadAt = Date.now() - 3_600_000;
-    await admin.unregisterApnsDevice(targets[0]!.token, seenDeadAt);
-    await admin.expireApnsDevice(targets[1]!.token);
-    await admin.markApnsDeviceBad(targets[2]!.token);
+    await bed.admin.unregisterApnsDevice(targets[0]!.token, seenDeadAt);
+    await bed.admin.expireApnsDevice(targets[1]!.token);
+    await bed.admin.markApnsDeviceBad(targets[2]!.token);
     const got = await outcomes(await publish(targets), 5);
     const byId = new Map(got.map((o) => [o.deviceId, [OutcomeKind[o.kind], o.reason]]));
     expect(targets.map((t) => byId.get(t.id))).toEqual([
@@ -347,15 +214,7 @@ describe("APNs sender", () => {
     ]);
 
     const mine = new Set<string>(targets.map((t) => t.id));
-    const events = (
-      await drain(
-        names.eventsStream,
-        names.deviceInvalidated,
-        (d) => [fromBinary(DeviceInvalidatedSchema, d)],
-        3,
-        5_000,
-      )
-    ).filter((e: DeviceInvalidated) => mine.has(e.deviceId));
+    const events = (await bed.invalidations(3, 5_000)).filter((e) => mine.has(e.deviceId));
     expect(events).toHaveLength(3);
     const unregistered = events.find((e) => e.deviceId === targets[0]!.id)!;
     expect(unregistered).toMatchObject({ appId, platform: Platform.IOS, reason: "Unregistered" });
@@ -383,18 +242,18 @@ describe("APNs sender", () => {
 
   it("loses nothing to GOAWAYs and dropped streams mid-batch: every device one outcome, delivered once", async () => {
     await startSender();
-    await admin.clearApnsConnections();
+    await bed.admin.clearApnsConnections();
     const targets = await devices(400);
-    await admin.setFaults("apns", { goaway_rate: 0.02, drop_rate: 0.05 });
+    await bed.admin.setFaults("apns", { goaway_rate: 0.02, drop_rate: 0.05 });
     const got = await outcomes(await publish(targets), 400);
     expect(got).toHaveLength(400);
     expect(new Set(got.map((o) => o.deviceId)).size).toBe(400);
     expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
     expect(got.some((o) => o.attempts > 1)).toBe(true); // dropped streams were retried
 
-    const counts = await admin.deliveryCount("apns");
+    const counts = await bed.admin.deliveryCount("apns");
     for (const t of targets) expect(counts.by_target[t.token]).toBe(1);
-    const { connections, violations } = await admin.apnsConnections();
+    const { connections, violations } = await bed.admin.apnsConnections();
     expect(violations).toBe(0);
     // Connections that got GOAWAY were replaced.
     expect(connections.length).toBeGreaterThan(MAX_CONNECTIONS);
@@ -403,7 +262,7 @@ describe("APNs sender", () => {
   it("ends throttled after retries when APNs keeps answering 429", async () => {
     await startSender();
     const targets = await devices(10);
-    await admin.setFaults("apns", { throttle_rate: 1 });
+    await bed.admin.setFaults("apns", { throttle_rate: 1 });
     const got = await outcomes(await publish(targets), 10);
     expect(got.map((o) => [OutcomeKind[o.kind], o.reason, o.attempts])).toEqual(
       Array(10).fill(["THROTTLED", "TooManyRequests", 4]),
@@ -413,7 +272,7 @@ describe("APNs sender", () => {
   it("retries 503 Shutdown on new connections and delivers", async () => {
     await startSender();
     const targets = await devices(20);
-    await admin.setFaults("apns", { shutdown: true, remaining: 10 });
+    await bed.admin.setFaults("apns", { shutdown: true, remaining: 10 });
     const got = await outcomes(await publish(targets), 20);
     expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
     expect(got.filter((o) => o.attempts > 1).length).toBeGreaterThan(0);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { chunkSize, LocalBudgetStore, RateCeiling, windowLimit, type BudgetStore } from "./rate-ceiling.js";
+import {
+  type BudgetStore,
+  chunkSize,
+  LocalBudgetStore,
+  RateCeiling,
+  type RateCeilingOptions,
+  windowLimit,
+} from "./rate-ceiling.js";
 
 /** A clock that only moves when a waiter sleeps: waits cost no real time and are exact. */
 function fakeClock(start = 0) {
@@ -23,6 +30,12 @@ const quietLog = () => {
     info: (m: unknown) => void lines.push(`info ${String(m)}`),
   };
 };
+
+/** A ceiling on the fake clock, with one-second windows and a quiet log unless `opts` says otherwise. */
+const onClock = (
+  clock: ReturnType<typeof fakeClock>,
+  opts: Pick<RateCeilingOptions, "perMinute" | "store"> & Partial<RateCeilingOptions>,
+) => new RateCeiling({ windowMs: 1_000, log: quietLog(), now: clock.read, sleep: clock.sleep, ...opts });
 
 /** Wraps a store to count calls and optionally fail them. */
 function counting(inner: BudgetStore) {
@@ -56,14 +69,7 @@ describe("RateCeiling", () => {
   it("never lets more than the window's budget through and waits for the next window", async () => {
     const clock = fakeClock(5_000);
     const store = counting(new LocalBudgetStore(clock.read));
-    const ceiling = new RateCeiling({
-      perMinute: 60_000,
-      windowMs: 1_000,
-      store,
-      log: quietLog(),
-      now: clock.read,
-      sleep: clock.sleep,
-    });
+    const ceiling = onClock(clock, { perMinute: 60_000, store });
     const perWindow = new Map<number, number>();
     for (let i = 0; i < 2_500; i++) {
       await ceiling.acquire("app", signal);
@@ -79,15 +85,7 @@ describe("RateCeiling", () => {
   it("shares one budget between replicas", async () => {
     const clock = fakeClock(0);
     const shared = new LocalBudgetStore(clock.read);
-    const make = () =>
-      new RateCeiling({
-        perMinute: 600,
-        windowMs: 1_000,
-        store: shared,
-        log: quietLog(),
-        now: clock.read,
-        sleep: clock.sleep,
-      });
+    const make = () => onClock(clock, { perMinute: 600, store: shared });
     const [a, b] = [make(), make()];
     const windows: number[] = [];
     for (let i = 0; i < 25; i++) {
@@ -101,14 +99,7 @@ describe("RateCeiling", () => {
 
   it("keeps apps apart", async () => {
     const clock = fakeClock(0);
-    const ceiling = new RateCeiling({
-      perMinute: 600,
-      windowMs: 1_000,
-      store: new LocalBudgetStore(clock.read),
-      log: quietLog(),
-      now: clock.read,
-      sleep: clock.sleep,
-    });
+    const ceiling = onClock(clock, { perMinute: 600, store: new LocalBudgetStore(clock.read) });
     for (let i = 0; i < 10; i++) await ceiling.acquire("a", signal);
     for (let i = 0; i < 10; i++) await ceiling.acquire("b", signal);
     expect(clock.now).toBe(0);
@@ -117,14 +108,7 @@ describe("RateCeiling", () => {
   it("does not carry reserved sends into the next window", async () => {
     const clock = fakeClock(0);
     const store = counting(new LocalBudgetStore(clock.read));
-    const ceiling = new RateCeiling({
-      perMinute: 60_000,
-      windowMs: 1_000,
-      store,
-      log: quietLog(),
-      now: clock.read,
-      sleep: clock.sleep,
-    });
+    const ceiling = onClock(clock, { perMinute: 60_000, store });
     await ceiling.acquire("app", signal); // reserves 50 in window 0
     clock.now = 1_000;
     await ceiling.acquire("app", signal);
@@ -135,15 +119,7 @@ describe("RateCeiling", () => {
     const clock = fakeClock(0);
     const store = counting(new LocalBudgetStore(clock.read));
     const log = quietLog();
-    const ceiling = new RateCeiling({
-      perMinute: 600,
-      windowMs: 1_000,
-      store,
-      log,
-      fallbackMs: 5_000,
-      now: clock.read,
-      sleep: clock.sleep,
-    });
+    const ceiling = onClock(clock, { perMinute: 600, store, log, fallbackMs: 5_000 });
     store.failing = true;
     for (let i = 0; i < 30; i++) await ceiling.acquire("app", signal);
     // Still at most the budget per window, counted locally; the store asked once per fallback period.

@@ -5,14 +5,13 @@ import { type GetSendCredentialsResponse, GetSendCredentialsResponseSchema } fro
 import { createLogger, sleep } from "@herald/runtime";
 import { DEFAULT_RETRY_POLICY, Http2Pool } from "@herald/sender";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { makeServiceAccount } from "../../../test/support/credential-fixtures.js";
 import { fcmToken } from "../../../test/support/device-tokens.js";
-import { fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
-import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
+import { fuzzTimeout } from "../../../test/support/fuzz-settings.js";
 import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
 import { HOSTILE_STRINGS } from "../../../test/support/hostile-json.js";
-import { assertProperty, ProviderFigures, runExample } from "../../../test/support/provider-fuzz.js";
+import { assertProperty, FUZZ_POOL, runExample, useFuzzPeer } from "../../../test/support/provider-fuzz.js";
 import { FcmProvider } from "../src/fcm-provider.js";
 import { OAuthTokenSource } from "../src/oauth-token.js";
 import { httpsTokenEndpoint } from "../src/token-endpoint.js";
@@ -101,30 +100,20 @@ const deviceToken: fc.Arbitrary<string> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("", "x") },
 );
 
-let peer: FuzzPeer;
+const { peer, figures } = useFuzzPeer("FCM provider", (seen) => ({
+  "provider answers fuzzed": seen.streams + seen.tokens,
+  "of them token requests": seen.tokens,
+}));
 let account: ReturnType<typeof makeServiceAccount>;
 let credentials: GetSendCredentialsResponse;
-const figures = new ProviderFigures();
 const log = createLogger("fcm-fuzz", "silent");
 
-beforeAll(async () => {
-  peer = await startFuzzPeer();
+beforeAll(() => {
   account = makeServiceAccount({ tokenUri: peer.tokenUrl });
   credentials = create(GetSendCredentialsResponseSchema, {
     fingerprint: "fuzz",
     credentials: { case: "fcm", value: { serviceAccountJson: account.json } },
   });
-});
-
-afterAll(async () => {
-  reportFigures("FCM provider", {
-    batches: figures.batches,
-    "outcomes checked": figures.devices,
-    "provider answers fuzzed": (peer?.seen.streams ?? 0) + (peer?.seen.tokens ?? 0),
-    "of them token requests": peer?.seen.tokens ?? 0,
-    outcomes: JSON.stringify(figures.outcomes),
-  });
-  await peer?.close();
 });
 
 describe("FCM sender against a misbehaving FCM and token endpoint", () => {
@@ -141,15 +130,7 @@ describe("FCM sender against a misbehaving FCM and token endpoint", () => {
         let skipped = 0;
         let longestPause = 0;
         const agent = new https.Agent({ keepAlive: true });
-        const pool = new Http2Pool({
-          label: "FCM",
-          maxConnections: 4,
-          maxQueued: 10_000,
-          requestTimeoutMs: 300,
-          connectTimeoutMs: 2_000,
-          idleTimeoutMs: 60_000,
-          pingIntervalMs: 0,
-        });
+        const pool = new Http2Pool({ ...FUZZ_POOL, label: "FCM", maxConnections: 4 });
         const provider = new FcmProvider({
           fcmUrl: peer.origin,
           tokenUrlOverride: peer.tokenUrl,

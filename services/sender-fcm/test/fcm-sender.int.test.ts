@@ -120,7 +120,7 @@ describe("fcm sender", () => {
       expect(bounced.every((o) => o.reason === "UNREGISTERED")).toBe(true);
       expect(got.filter((o) => o.kind === OutcomeKind.DELIVERED)).toHaveLength(4);
 
-      const events = await bed.invalidations(app.appId);
+      const events = await bed.invalidationsOf(app.appId);
       expect(events.map((e) => e.deviceId).sort()).toEqual(bounced.map((o) => o.deviceId).sort());
       for (const e of events) expect(e).toMatchObject({ platform: Platform.ANDROID, reason: "UNREGISTERED" });
     } finally {

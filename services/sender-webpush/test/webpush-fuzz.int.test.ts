@@ -2,13 +2,12 @@ import { create } from "@bufbuild/protobuf";
 import { Platform } from "@herald/proto/common";
 import { GetSendCredentialsResponseSchema } from "@herald/proto/credential";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { makeVapidKeys } from "../../../test/support/credential-fixtures.js";
 import { webSubscription } from "../../../test/support/device-tokens.js";
-import { fuzzTimeout, reportFigures } from "../../../test/support/fuzz-settings.js";
-import { type FuzzPeer, startFuzzPeer } from "../../../test/support/h2-fuzz-peer.js";
+import { fuzzTimeout } from "../../../test/support/fuzz-settings.js";
 import { peerScript } from "../../../test/support/h2-fuzz-scripts.js";
-import { assertProperty, ProviderFigures, runExample } from "../../../test/support/provider-fuzz.js";
+import { assertProperty, runExample, useFuzzPeer } from "../../../test/support/provider-fuzz.js";
 import { PushTransport } from "../src/push-transport.js";
 import { VapidSigner } from "../src/vapid.js";
 import { WebPushProvider } from "../src/webpush-provider.js";
@@ -27,7 +26,10 @@ const pushBodies = (): fc.Arbitrary<string> =>
     "x".repeat(2_000),
   );
 
-let peer: FuzzPeer;
+const { peer, figures } = useFuzzPeer("Web Push provider", (seen) => ({
+  "provider answers fuzzed": seen.streams + seen.tokens,
+  "of them over HTTP/1.1": seen.tokens,
+}));
 const vapid = makeVapidKeys();
 const credentials = create(GetSendCredentialsResponseSchema, {
   fingerprint: "fuzz",
@@ -35,22 +37,6 @@ const credentials = create(GetSendCredentialsResponseSchema, {
     case: "vapid",
     value: { publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: "mailto:fuzz@example.com" },
   },
-});
-const figures = new ProviderFigures();
-
-beforeAll(async () => {
-  peer = await startFuzzPeer();
-});
-
-afterAll(async () => {
-  reportFigures("Web Push provider", {
-    batches: figures.batches,
-    "outcomes checked": figures.devices,
-    "provider answers fuzzed": (peer?.seen.streams ?? 0) + (peer?.seen.tokens ?? 0),
-    "of them over HTTP/1.1": peer?.seen.tokens ?? 0,
-    outcomes: JSON.stringify(figures.outcomes),
-  });
-  await peer?.close();
 });
 
 describe("Web Push sender against a misbehaving push service", () => {

@@ -1,174 +1,58 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { create, fromBinary, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { Platform } from "@herald/proto/common";
-import {
-  DeliveryBatchSchema,
-  type NotificationOptionsSchema,
-  DeviceInvalidatedSchema,
-  OutcomeBatchSchema,
-  OutcomeKind,
-  type OutcomeBatch,
-} from "@herald/proto/delivery";
-import { createLogger, readEnv, streamNames, type StreamNames } from "@herald/runtime";
+import { OutcomeKind } from "@herald/proto/delivery";
+import { createLogger } from "@herald/runtime";
 import type { CreatedSubscription } from "@herald/provider-sim/admin-client";
-import { SimAdminClient } from "@herald/provider-sim/admin-client";
-import { configSpec as simConfigSpec } from "@herald/provider-sim/config";
-import { start as startSim, type ProviderSim } from "@herald/provider-sim/server";
-import {
-  cleanUp as cleanUpCredential,
-  rawPool,
-  startService as startCredential,
-  testConfig as credentialConfig,
-  type Running,
-} from "../../credential/test/harness.js";
-import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
-import { uniqueName } from "../../../test/support/unique.js";
+import { type BatchFields, log, SenderTestBed, type Target } from "../../../test/support/sender-bed.js";
 import { loadConfig } from "../src/config.js";
 import { start } from "../src/server.js";
 import { waitUntil } from "../../../test/support/wait.js";
 
 // The web push sender end to end below the gateway: real credential service, real
 // JetStream, the strict simulator as push service, RFC 8291 payloads decrypted there.
-const log = createLogger("test", "silent");
-let sim: ProviderSim;
-let admin: SimAdminClient;
-let credential: Running;
-let credCfg: ReturnType<typeof credentialConfig>;
-let nc: NatsConnection;
-let names: StreamNames;
+const bed = new SenderTestBed("web");
 let appId: string;
 let vapidPublicKey: string;
-const namespace = uniqueName("wpns");
 
-function senderConfig(overrides: Record<string, string> = {}) {
-  const infra = inject("infra");
-  return loadConfig({
-    NATS_URL: infra.natsUrl,
-    NATS_NAMESPACE: namespace,
-    ADMIN_PORT: "0",
-    CREDENTIAL_URL: `http://127.0.0.1:${credential.app.port}`,
-    HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
-    SENDER_RETRY_BASE_MS: "20",
-    SENDER_RETRY_MAX_DELAY_MS: "100",
-    SENDER_RETRY_MAX_ATTEMPTS: "4",
-    LOG_LEVEL: "silent",
-    ...overrides,
-  });
-}
+const senderConfig = (overrides: Record<string, string> = {}) =>
+  loadConfig(bed.senderEnv({ HERALD_WEBPUSH_ALLOW_PRIVATE: "1", ...overrides }));
 
-async function subscriptions(n: number) {
-  return admin.createWebPushSubscriptions(vapidPublicKey, n);
-}
+const subscriptions = (n: number) => bed.admin.createWebPushSubscriptions(vapidPublicKey, n);
+/** A subscription as a delivery batch's target (`sub`: the simulator's id of it). */
+const targetOf = (s: CreatedSubscription) => ({ id: randomUUID(), token: JSON.stringify(s.subscription), sub: s.id });
 
-async function publishBatch(
-  targets: { id: string; token: string }[],
-  extra: {
-    dataJson?: string;
-    seq?: bigint;
-    campaignId?: string;
-    notification?: MessageInitShape<typeof NotificationOptionsSchema>;
-  } = {},
-) {
-  const campaignId = extra.campaignId ?? randomUUID();
-  const batch = create(DeliveryBatchSchema, {
-    campaignId,
-    appId,
-    platform: Platform.WEB,
-    sequence: extra.seq ?? 1n,
-    payloads: [
-      { index: 0, title: "Hallo", body: "Wie geht's?" },
-      { index: 1, title: "Hello", body: "How are you?" },
-    ],
-    targets: targets.map((t, i) => ({ deviceId: t.id, pushToken: t.token, payloadIndex: i % 2 })),
-    dataJson: extra.dataJson ?? JSON.stringify({ action_url: "https://example.com/a" }),
-    ttlSeconds: 3600,
-    highPriority: true,
-    collapseId: "news",
-    notification: extra.notification,
-    createdAt: timestampFromDate(new Date()),
-  });
-  await jetstream(nc).publish(names.delivery("web"), toBinary(DeliveryBatchSchema, batch), {
-    msgID: `${campaignId}.${batch.sequence}`,
-  });
-  return campaignId;
-}
+/** Publishes one delivery batch of the web app; returns the campaign id. */
+const publishBatch = (targets: Target[], extra: BatchFields = {}) =>
+  bed.publish(targets, { appId, highPriority: true, collapseId: "news", ...extra });
 
-/** Reads every OutcomeBatch for a campaign until `expected` outcomes arrived. */
-async function outcomes(campaignId: string, expected: number, timeoutMs = 30_000): Promise<OutcomeBatch["outcomes"]> {
-  const jsm = await jetstreamManager(nc);
-  const durable = `t${randomBytes(4).toString("hex")}`;
-  await jsm.consumers.add(names.outcomesStream, {
-    durable_name: durable,
-    filter_subject: names.outcome(campaignId),
-    ack_policy: AckPolicy.Explicit,
-  });
-  const consumer = await jetstream(nc).consumers.get(names.outcomesStream, durable);
-  const all: OutcomeBatch["outcomes"] = [];
-  const deadline = Date.now() + timeoutMs;
-  while (all.length < expected && Date.now() < deadline) {
-    const msgs = await consumer.fetch({ max_messages: 100, expires: 1000 });
-    for await (const m of msgs) {
-      all.push(...fromBinary(OutcomeBatchSchema, m.data).outcomes);
-      m.ack();
-    }
-  }
-  await jsm.consumers.delete(names.outcomesStream, durable);
-  return all;
-}
+const outcomes = (campaignId: string, expected: number) => bed.outcomes(campaignId, expected);
 
 beforeAll(async () => {
-  const infra = inject("infra");
-  sim = await startSim(readEnv(simConfigSpec, { PORT: "0", ADMIN_PORT: "0", LOG_LEVEL: "silent", SIM_SEED: "7" }), {
-    log,
-  });
-  admin = new SimAdminClient(`http://127.0.0.1:${sim.adminPort}`);
-  credCfg = credentialConfig();
-  credential = await startCredential(credCfg);
-  const pool = rawPool(credCfg);
-  const { rows } = await pool.query<{ id: string }>("SELECT id FROM orgs LIMIT 1");
-  await pool.end();
-  const app = await credential.client.createApp({
-    orgId: rows[0]!.id,
-    name: "web",
-    platform: Platform.WEB,
-    bundleId: "com.example.web",
-  });
-  appId = app.app!.id;
-  const cfg = await credential.client.putPlatformConfig({
+  await bed.setUp();
+  appId = await bed.createApp(Platform.WEB, "web", "com.example.web");
+  const cfg = await bed.credential.client.putPlatformConfig({
     appId,
     credentials: { case: "vapid", value: { publicKey: "", privateKey: "", subject: "mailto:ops@example.com" } },
   });
   vapidPublicKey = cfg.config!.details.case === "vapid" ? cfg.config!.details.value.publicKey : "";
-  nc = await connect({ servers: infra.natsUrl });
-  names = streamNames(namespace);
 });
 
-afterAll(async () => {
-  await nc?.close();
-  await credential?.close();
-  await sim?.close();
-  await cleanUpCredential(credCfg);
-  await deleteNamespaceStreams(inject("infra").natsUrl, namespace);
-});
+afterAll(() => bed.tearDown());
 
 describe("web push sender", () => {
   it("delivers one encrypted, localized payload per device and reports each outcome", async () => {
     const sender = await start(senderConfig(), { log });
     try {
       const subs = await subscriptions(40);
-      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription), sub: s.id }));
+      const targets = subs.map(targetOf);
       const campaignId = await publishBatch(targets);
       const got = await outcomes(campaignId, 40);
       expect(got).toHaveLength(40);
       expect(new Set(got.map((o) => o.deviceId))).toEqual(new Set(targets.map((t) => t.id)));
       expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
 
-      const deliveries = await admin.allDeliveries({ platform: "webpush" });
+      const deliveries = await bed.admin.allDeliveries({ platform: "webpush" });
       for (const [i, t] of targets.entries()) {
         const mine = deliveries.filter((d) => d.subscription_id === t.sub);
         expect(mine).toHaveLength(1);
@@ -189,7 +73,7 @@ describe("web push sender", () => {
     const sender = await start(senderConfig(), { log });
     try {
       const [sub] = await subscriptions(1);
-      const target = { id: randomUUID(), token: JSON.stringify(sub!.subscription) };
+      const target = targetOf(sub!);
       const campaignId = await publishBatch([target], {
         notification: {
           webIconUrl: "https://example.com/icon.png",
@@ -203,7 +87,9 @@ describe("web push sender", () => {
         },
       });
       expect((await outcomes(campaignId, 1)).map((o) => o.kind)).toEqual([OutcomeKind.DELIVERED]);
-      const mine = (await admin.allDeliveries({ platform: "webpush" })).filter((d) => d.subscription_id === sub!.id);
+      const mine = (await bed.admin.allDeliveries({ platform: "webpush" })).filter(
+        (d) => d.subscription_id === sub!.id,
+      );
       // Web Push has no sound: it is not in the payload.
       expect(JSON.parse(mine[0]!.payload)).toEqual({
         campaign_id: campaignId,
@@ -227,9 +113,9 @@ describe("web push sender", () => {
     const sender = await start(senderConfig(), { log });
     try {
       const subs = await subscriptions(6);
-      await admin.markWebPushGone(subs[0]!.id);
-      await admin.markWebPushGone(subs[1]!.id);
-      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+      await bed.admin.markWebPushGone(subs[0]!.id);
+      await bed.admin.markWebPushGone(subs[1]!.id);
+      const targets = subs.map(targetOf);
       const campaignId = await publishBatch(targets);
       const got = await outcomes(campaignId, 6);
       const bounced = got
@@ -238,23 +124,7 @@ describe("web push sender", () => {
         .sort();
       expect(bounced).toEqual([targets[0]!.id, targets[1]!.id].sort());
 
-      const jsm = await jetstreamManager(nc);
-      const durable = `inv${randomBytes(3).toString("hex")}`;
-      await jsm.consumers.add(names.eventsStream, {
-        durable_name: durable,
-        filter_subject: names.deviceInvalidated,
-        ack_policy: AckPolicy.Explicit,
-      });
-      const msgs = await (await jetstream(nc).consumers.get(names.eventsStream, durable)).fetch({
-        max_messages: 10,
-        expires: 1000,
-      });
-      const invalidated: string[] = [];
-      for await (const m of msgs) {
-        const ev = fromBinary(DeviceInvalidatedSchema, m.data);
-        if (bounced.includes(ev.deviceId)) invalidated.push(ev.deviceId);
-        m.ack();
-      }
+      const invalidated = (await bed.invalidations()).map((ev) => ev.deviceId).filter((id) => bounced.includes(id));
       expect(invalidated.sort()).toEqual(bounced);
     } finally {
       await sender.close();
@@ -265,23 +135,23 @@ describe("web push sender", () => {
     const sender = await start(senderConfig(), { log });
     try {
       const subs = await subscriptions(10);
-      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+      const targets = subs.map(targetOf);
       // Transient: the first 6 requests fail, the retries get through.
-      await admin.setFaults("webpush", { error_rate: 1, error_status: 503, remaining: 6 });
+      await bed.admin.setFaults("webpush", { error_rate: 1, error_status: 503, remaining: 6 });
       let got = await outcomes(await publishBatch(targets), 10);
       expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
       expect(got.some((o) => o.attempts > 1)).toBe(true);
 
       // Persistent throttling: every device ends throttled after its attempts.
-      await admin.setFaults("webpush", { throttle_rate: 1, retry_after_s: 0 });
+      await bed.admin.setFaults("webpush", { throttle_rate: 1, retry_after_s: 0 });
       got = await outcomes(await publishBatch(targets), 10);
       expect(got.map((o) => [OutcomeKind[o.kind], o.attempts])).toEqual(Array(10).fill(["THROTTLED", 4]));
 
-      await admin.setFaults("webpush", { error_rate: 1, error_status: 500 });
+      await bed.admin.setFaults("webpush", { error_rate: 1, error_status: 500 });
       got = await outcomes(await publishBatch(targets), 10);
       expect(got.every((o) => o.kind === OutcomeKind.FAILED && o.reason === "ServerError:500")).toBe(true);
     } finally {
-      await admin.clearFaults("webpush");
+      await bed.admin.clearFaults("webpush");
       await sender.close();
     }
   });
@@ -293,21 +163,21 @@ describe("web push sender", () => {
     });
     /** One campaign in batches of 100 (several in flight at once); every outcome and how often each subscription got it. */
     const send = async (subs: CreatedSubscription[]) => {
-      const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+      const targets = subs.map(targetOf);
       const campaignId = randomUUID();
       for (let b = 0; b * 100 < targets.length; b++)
-        await publishBatch(targets.slice(b * 100, (b + 1) * 100), { campaignId, seq: BigInt(b + 1) });
+        await publishBatch(targets.slice(b * 100, (b + 1) * 100), { campaignId, sequence: BigInt(b + 1) });
       const got = await outcomes(campaignId, targets.length);
       expect(got).toHaveLength(targets.length);
       expect(new Set(got.map((o) => o.deviceId))).toEqual(new Set(targets.map((t) => t.id)));
-      const counts = await admin.deliveryCount("webpush");
+      const counts = await bed.admin.deliveryCount("webpush");
       return { got, delivered: subs.map((s) => counts.by_target[s.id]) };
     };
     try {
       // GOAWAY alone: the streams the push service never processed are re-sent by the
       // pool on a new connection, so no device needs a second attempt.
       let subs = await subscriptions(400);
-      await admin.setFaults("webpush", { goaway_rate: 0.03 });
+      await bed.admin.setFaults("webpush", { goaway_rate: 0.03 });
       let { got, delivered } = await send(subs);
       expect(got.map((o) => [OutcomeKind[o.kind], o.attempts])).toEqual(Array(400).fill(["DELIVERED", 1]));
       expect(delivered).toEqual(Array(400).fill(1));
@@ -315,7 +185,7 @@ describe("web push sender", () => {
 
       // GOAWAYs and streams cut after the push service took them (retried as new attempts).
       subs = await subscriptions(400);
-      await admin.setFaults("webpush", { goaway_rate: 0.02, drop_rate: 0.05 });
+      await bed.admin.setFaults("webpush", { goaway_rate: 0.02, drop_rate: 0.05 });
       ({ got, delivered } = await send(subs));
       expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
       expect(got.some((o) => o.attempts > 1)).toBe(true);
@@ -326,7 +196,7 @@ describe("web push sender", () => {
       for (const s of subs) expect(logged).not.toContain(new URL(s.subscription.endpoint).pathname);
       expect(logged).not.toMatch(/vapid t=/i);
     } finally {
-      await admin.clearFaults("webpush");
+      await bed.admin.clearFaults("webpush");
       await sender.close();
     }
   }, 60_000);
@@ -335,7 +205,7 @@ describe("web push sender", () => {
     const sender = await start(senderConfig(), { log });
     try {
       const [sub] = await subscriptions(1);
-      const target = { id: randomUUID(), token: JSON.stringify(sub!.subscription) };
+      const target = targetOf(sub!);
       const big = await outcomes(
         await publishBatch([target], { dataJson: JSON.stringify({ x: "y".repeat(5000) }) }),
         1,
@@ -347,29 +217,29 @@ describe("web push sender", () => {
   });
 
   it("hands back unfinished work on shutdown and a new sender completes it", async () => {
-    await admin.setFaults("webpush", { latency_ms: 300 });
+    await bed.admin.setFaults("webpush", { latency_ms: 300 });
     const subs = await subscriptions(30);
-    const targets = subs.map((s) => ({ id: randomUUID(), token: JSON.stringify(s.subscription) }));
+    const targets = subs.map(targetOf);
     const first = await start(senderConfig({ SENDER_MAX_IN_FLIGHT: "2", SENDER_DRAIN_MS: "100" }), { log });
     const campaignId = await publishBatch(targets);
     // Mid-batch: the first deliveries have landed while most of the 30 are still to go.
     await waitUntil(
       "the first deliveries",
       async () => {
-        const counts = await admin.deliveryCount("webpush");
+        const counts = await bed.admin.deliveryCount("webpush");
         return subs.filter((s) => (counts.by_target[s.id] ?? 0) > 0).length >= 2;
       },
       10_000,
       50,
     );
     await first.close();
-    await admin.clearFaults("webpush");
+    await bed.admin.clearFaults("webpush");
     const second = await start(senderConfig(), { log });
     try {
       const got = await outcomes(campaignId, 30);
       expect(new Set(got.map((o) => o.deviceId)).size).toBe(30);
       expect(got.every((o) => o.kind === OutcomeKind.DELIVERED)).toBe(true);
-      const counts = await admin.deliveryCount("webpush");
+      const counts = await bed.admin.deliveryCount("webpush");
       const resent = subs.filter((s) => (counts.by_target[s.id] ?? 0) > 1).length;
       // Only devices of the batch in flight at shutdown can have been sent twice.
       expect(resent).toBeLessThanOrEqual(30);

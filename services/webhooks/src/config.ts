@@ -32,7 +32,7 @@ export const configSpec = {
   concurrency: int("HERALD_WEBHOOK_CONCURRENCY", 32, 1, 1_000),
   /** How often the delivery loop looks for due deliveries when idle. */
   pollMs: int("HERALD_WEBHOOK_POLL_MS", 1_000, 10, 60_000),
-  /** An endpoint failing without a success for this long is disabled. */
+  /** An endpoint whose attempts all failed for this long, counted from the first failure since its last success, is disabled. */
   disableAfterMs: int("HERALD_WEBHOOK_DISABLE_AFTER_MS", 5 * 24 * 3600 * 1000, 1_000),
 };
 

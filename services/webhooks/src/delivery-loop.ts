@@ -1,4 +1,4 @@
-import { inSpan, type Logger, type SealedBox, sleep, SpanKind } from "@herald/runtime";
+import { ATTR, inSpan, isUuid, type Logger, type SealedBox, SpanKind, sleep } from "@herald/runtime";
 import type { HttpSender } from "./http-sender.js";
 import type { WebhookMetrics } from "./metrics.js";
 import { webhookHeaders } from "./signature.js";
@@ -88,10 +88,7 @@ export class DeliveryLoop {
       }
       const result = await inSpan(
         "webhook.attempt",
-        {
-          kind: SpanKind.CLIENT,
-          attributes: { "herald.webhook.event_id": d.event_id, "herald.webhook.endpoint_id": d.endpoint_id },
-        },
+        { kind: SpanKind.CLIENT, attributes: spanAttributes(d) },
         async (span) => {
           const r = await this.post(d);
           span.setAttribute("herald.webhook.outcome", r.outcome);
@@ -99,11 +96,15 @@ export class DeliveryLoop {
           return r;
         },
       );
-      await store.finishAttempt(d, result, this.o.disableAfterMs);
+      const disabled = await store.finishAttempt(d, result, this.o.disableAfterMs);
       metrics.attempts.inc({
         outcome:
           result.outcome === "failed" && "disableReason" in result && result.disableReason ? "gone" : result.outcome,
       });
+      if (disabled) {
+        metrics.endpointsDisabled.inc({ cause: disabled.cause });
+        log.warn({ endpointId: d.endpoint_id, appId: d.app_id, cause: disabled.cause }, "webhook endpoint disabled");
+      }
       log.debug({ eventId: d.event_id, endpointId: d.endpoint_id, outcome: result.outcome }, "webhook attempt");
     } catch (err) {
       log.error({ err, eventId: d.event_id, endpointId: d.endpoint_id }, "webhook attempt failed to complete");
@@ -143,5 +144,35 @@ export class DeliveryLoop {
       };
     }
     return retryOr(`HTTP ${res.status}`, res.status, res.body);
+  }
+}
+
+/** Events whose data names the campaign they are about. */
+const CAMPAIGN_EVENT = /^(campaign|deliveries)\./;
+
+/**
+ * The attempt span's attributes: ids only (never the URL, which may carry a token, nor the
+ * secret), with the campaign of campaign.* and deliveries.* events.
+ */
+export function spanAttributes(d: Pick<DueDelivery, "event_id" | "endpoint_id" | "app_id" | "type" | "data">) {
+  const attributes: Record<string, string> = {
+    "herald.webhook.event_id": d.event_id,
+    "herald.webhook.endpoint_id": d.endpoint_id,
+    "herald.webhook.event_type": d.type,
+    [ATTR.appId]: d.app_id,
+  };
+  if (CAMPAIGN_EVENT.test(d.type)) {
+    const campaignId = campaignIdOf(d.data);
+    if (campaignId) attributes[ATTR.campaignId] = campaignId;
+  }
+  return attributes;
+}
+
+function campaignIdOf(data: string): string | undefined {
+  try {
+    const id = (JSON.parse(data) as { campaign_id?: unknown } | null)?.campaign_id;
+    return typeof id === "string" && isUuid(id) ? id : undefined;
+  } catch {
+    return undefined;
   }
 }

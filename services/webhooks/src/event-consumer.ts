@@ -3,6 +3,8 @@ import { WebhookEventSchema } from "@herald/proto/webhook";
 import type { JsMsg } from "@nats-io/jetstream";
 import {
   ensureStream,
+  EVENT_ID,
+  isWebhookEventType,
   fromTimestamp,
   isUuid,
   type Logger,
@@ -12,7 +14,7 @@ import {
   type StreamNames,
   webhooksStreamConfig,
 } from "@herald/runtime";
-import { EVENT_ID, isWebhookEventType } from "./event-types.js";
+
 import type { WebhookMetrics } from "./metrics.js";
 import type { PgWebhookStore, StoredEvent } from "./webhook-store.js";
 

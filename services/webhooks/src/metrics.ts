@@ -4,15 +4,29 @@ export interface WebhookMetrics {
   attempts: Counter<"outcome">;
   latency: Histogram;
   events: Counter<"result">;
+  endpointsDisabled: Counter<"cause">;
 }
 
-export function createWebhookMetrics(registry: Registry, backlog: () => Promise<number>): WebhookMetrics {
+/** Every replica reads the same shared counts (the deliveries table), so a query takes their max. */
+export function createWebhookMetrics(
+  registry: Registry,
+  counts: { backlog: () => Promise<number>; due: () => Promise<number> },
+): WebhookMetrics {
   new Gauge({
     name: "herald_webhook_backlog_deliveries",
     help: "Webhook deliveries not yet delivered nor given up (pending, including those waiting for a retry)",
     registers: [registry],
     async collect() {
-      this.set(await backlog());
+      this.set(await counts.backlog());
+    },
+  });
+  // The work the dispatcher has now: what the chart's KEDA trigger scales the component on.
+  new Gauge({
+    name: "herald_webhook_due_deliveries",
+    help: "Pending webhook deliveries whose attempt is due now (in flight or waiting for a free slot)",
+    registers: [registry],
+    async collect() {
+      this.set(await counts.due());
     },
   });
   return {
@@ -32,6 +46,12 @@ export function createWebhookMetrics(registry: Registry, backlog: () => Promise<
       name: "herald_webhook_events_total",
       help: "Webhook events consumed, by result: recorded, duplicate, dropped (unusable)",
       labelNames: ["result"],
+      registers: [registry],
+    }),
+    endpointsDisabled: new Counter({
+      name: "herald_webhook_endpoints_disabled_total",
+      help: "Webhook endpoints the dispatcher disabled, by cause: gone (answered 410), failing (no success for HERALD_WEBHOOK_DISABLE_AFTER_MS)",
+      labelNames: ["cause"],
       registers: [registry],
     }),
   };

@@ -13,16 +13,17 @@ import {
   type Resolver,
   sealedBoxOf,
   startAdminServer,
+  publishWebhookEvent,
   startRpcServer,
   streamNames,
 } from "@herald/runtime";
 import { WebhookService } from "@herald/proto/webhook";
 import type { Config } from "./config.js";
+import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
 import { DeliveryLoop } from "./delivery-loop.js";
 import { startEventConsumer } from "./event-consumer.js";
 import { HttpSender } from "./http-sender.js";
 import { createWebhookMetrics } from "./metrics.js";
-import { publishWebhookEvent } from "./publish.js";
 import { WebhookServiceImpl } from "./webhook-service.js";
 import { PgWebhookStore } from "./webhook-store.js";
 
@@ -52,7 +53,7 @@ export async function start(
     const names = streamNames(config.natsNamespace);
     const store = new PgWebhookStore(pool);
     const registry = createMetricsRegistry("webhooks");
-    const metrics = createWebhookMetrics(registry, () => store.backlog());
+    const metrics = createWebhookMetrics(registry, { backlog: () => store.backlog(), due: () => store.due() });
 
     const sender = new HttpSender({
       allowPrivate: config.allowPrivate,
@@ -75,6 +76,8 @@ export async function start(
     closers.add(() => loop.stop());
     const consumer = await startEventConsumer({ nc, names, store, metrics, log, onRecorded: () => loop.poke() });
     closers.add(() => consumer.stop());
+    const appDeleted = await startAppDeletedConsumer({ nc, names, store, log });
+    closers.add(() => appDeleted.stop());
 
     const service = new WebhookServiceImpl({
       store,

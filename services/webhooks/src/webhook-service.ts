@@ -17,6 +17,9 @@ import type {
 } from "@herald/proto/webhook";
 import {
   checkPushEndpoint,
+  EVENT_ID,
+  isWebhookEventType,
+  type WebhookEventInput,
   invalidArgument,
   isUuid,
   notFound,
@@ -25,10 +28,8 @@ import {
   type SealedBox,
   toTimestamp,
 } from "@herald/runtime";
-import { EVENT_ID, isWebhookEventType } from "./event-types.js";
 import { newSecret } from "./signature.js";
 import type { DeliveryRow, EndpointChanges, EndpointRow, PgWebhookStore } from "./webhook-store.js";
-import type { WebhookEventInput } from "./publish.js";
 
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;

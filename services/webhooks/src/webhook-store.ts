@@ -74,15 +74,35 @@ export interface DueDelivery {
   previous_secret_key_version: number | null;
   previous_secret_expires_at: Date | null;
   failing_since: Date | null;
+  app_id: string;
   type: string;
   occurred_at: Date;
   data: string;
+}
+
+/** Why an attempt disabled its endpoint: a 410 answer, or failures for the whole window. */
+export interface Disabled {
+  cause: "gone" | "failing";
 }
 
 export type AttemptResult =
   | { outcome: "delivered"; status: number; body: string }
   | { outcome: "retry"; error: string; status?: number; body?: string; nextInMs: number }
   | { outcome: "failed"; error: string; status?: number; body?: string; disableReason?: string };
+
+/** The tables of the webhooks schema holding an app's rows, in the order they are deleted. */
+export const APP_TABLES = ["deliveries", "events", "endpoints"] as const;
+export type AppTable = (typeof APP_TABLES)[number];
+
+const DELETE_APP_ROWS: Record<AppTable, string> = {
+  deliveries: `DELETE FROM deliveries d USING (
+      SELECT x.endpoint_id, x.event_id FROM deliveries x JOIN endpoints e ON e.id = x.endpoint_id
+      WHERE e.app_id = $1 LIMIT $2
+    ) doomed
+    WHERE d.endpoint_id = doomed.endpoint_id AND d.event_id = doomed.event_id`,
+  events: "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE app_id = $1 LIMIT $2)",
+  endpoints: "DELETE FROM endpoints WHERE id IN (SELECT id FROM endpoints WHERE app_id = $1 LIMIT $2)",
+};
 
 const ENDPOINT_COLUMNS = `id, app_id, url, events, description, enabled, disabled_reason, secret_sealed,
   secret_key_version, previous_secret_sealed, previous_secret_key_version, previous_secret_expires_at,
@@ -205,16 +225,23 @@ export class PgWebhookStore {
        )
        SELECT c.endpoint_id, c.event_id, c.attempts, e.url, e.enabled, e.secret_sealed, e.secret_key_version,
               e.previous_secret_sealed, e.previous_secret_key_version, e.previous_secret_expires_at,
-              e.failing_since, v.type, v.occurred_at, v.data
+              e.failing_since, v.app_id, v.type, v.occurred_at, v.data
        FROM claimed c JOIN endpoints e ON e.id = c.endpoint_id JOIN events v ON v.id = c.event_id`,
       [limit, leaseMs],
     );
     return rows;
   }
 
-  /** Stores an attempt's result and, on failure, what it means for the endpoint. */
-  async finishAttempt(d: DueDelivery, r: AttemptResult, disableAfterMs: number): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
+  /**
+   * Stores an attempt's result and what it means for the endpoint: a success ends its
+   * failing streak; a failure starts one (failing_since: the first failure since the last
+   * success) or, once the streak has lasted disableAfterMs, disables the endpoint, as does
+   * a failure that carries its own reason (410). Answers why the endpoint was disabled, if
+   * this attempt did it. An endpoint disabled meanwhile (by hand, or by another attempt)
+   * keeps its reason and its streak.
+   */
+  async finishAttempt(d: DueDelivery, r: AttemptResult, disableAfterMs: number): Promise<Disabled | undefined> {
+    return inTransaction(this.pool, async (client) => {
       const status = r.outcome === "delivered" ? "delivered" : r.outcome === "retry" ? "pending" : "failed";
       await client.query(
         `UPDATE deliveries SET status = $3, attempts = attempts + 1, lease_until = NULL,
@@ -236,20 +263,20 @@ export class PgWebhookStore {
         await client.query("UPDATE endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL", [
           d.endpoint_id,
         ]);
-        return;
+        return undefined;
       }
       if (r.outcome === "failed" && r.disableReason) {
-        await this.disable(client, d.endpoint_id, r.disableReason);
-        return;
+        return (await this.disable(client, d.endpoint_id, r.disableReason)) ? { cause: "gone" } : undefined;
       }
-      const { rows } = await client.query<{ failing_for_ms: number }>(
-        `UPDATE endpoints SET failing_since = coalesce(failing_since, now()) WHERE id = $1
-         RETURNING extract(epoch FROM now() - failing_since) * 1000 AS failing_for_ms`,
+      const { rows } = await client.query<{ failing_since: Date; failing_for_ms: string }>(
+        `UPDATE endpoints SET failing_since = coalesce(failing_since, now()) WHERE id = $1 AND enabled
+         RETURNING failing_since, extract(epoch FROM now() - failing_since) * 1000 AS failing_for_ms`,
         [d.endpoint_id],
       );
-      if (rows[0] && Number(rows[0].failing_for_ms) >= disableAfterMs) {
-        await this.disable(client, d.endpoint_id, "failing without a success for 5 days");
-      }
+      const streak = rows[0];
+      if (!streak || Number(streak.failing_for_ms) < disableAfterMs) return undefined;
+      const reason = `no delivery succeeded for ${describeDuration(disableAfterMs)}: every attempt since ${streak.failing_since.toISOString()} failed`;
+      return (await this.disable(client, d.endpoint_id, reason)) ? { cause: "failing" } : undefined;
     });
   }
 
@@ -262,17 +289,20 @@ export class PgWebhookStore {
     );
   }
 
-  private async disable(client: { query: Pool["query"] }, endpointId: string, reason: string): Promise<void> {
-    await client.query("UPDATE endpoints SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1", [
-      endpointId,
-      reason,
-    ]);
+  /** Disables an enabled endpoint with its reason; false when it was disabled already. */
+  private async disable(client: { query: Pool["query"] }, endpointId: string, reason: string): Promise<boolean> {
+    const { rowCount } = await client.query(
+      "UPDATE endpoints SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1 AND enabled",
+      [endpointId, reason],
+    );
+    if ((rowCount ?? 0) === 0) return false;
     // Nothing more goes to a disabled endpoint.
     await client.query(
       `UPDATE deliveries SET status = 'failed', next_attempt_at = NULL, last_error = coalesce(last_error, $2)
        WHERE endpoint_id = $1 AND status = 'pending' AND lease_until IS NULL`,
       [endpointId, "endpoint disabled"],
     );
+    return true;
   }
 
   async listDeliveries(
@@ -315,6 +345,17 @@ export class PgWebhookStore {
     return rows[0];
   }
 
+  /**
+   * Deletes up to `limit` rows of a deleted app from one table and answers how many went:
+   * deliveries (to the app's endpoints: every delivery of its events goes to one of them),
+   * events, then endpoints. Deliveries go first, in batches, so that no endpoint or event
+   * deleted afterwards cascades to a million rows in one statement.
+   */
+  async deleteAppRows(table: AppTable, appId: string, limit: number): Promise<number> {
+    const { rowCount } = await this.pool.query(DELETE_APP_ROWS[table], [appId, limit]);
+    return rowCount ?? 0;
+  }
+
   /** Pending deliveries: the backlog gauge. */
   async backlog(): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(
@@ -322,4 +363,27 @@ export class PgWebhookStore {
     );
     return Number(rows[0]!.n);
   }
+
+  /** Pending deliveries due now, leased (in flight) or not: the due-deliveries gauge. */
+  async due(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      "SELECT count(*) AS n FROM deliveries WHERE status = 'pending' AND next_attempt_at <= now()",
+    );
+    return Number(rows[0]!.n);
+  }
+}
+
+const UNITS: [ms: number, one: string, many: string][] = [
+  [24 * 3600 * 1000, "day", "days"],
+  [3600 * 1000, "hour", "hours"],
+  [60 * 1000, "minute", "minutes"],
+  [1000, "second", "seconds"],
+];
+
+/** A window in the largest unit that divides it: "5 days", "90 minutes", "1500 ms". */
+export function describeDuration(ms: number): string {
+  for (const [unit, one, many] of UNITS) {
+    if (ms >= unit && ms % unit === 0) return ms === unit ? `1 ${one}` : `${ms / unit} ${many}`;
+  }
+  return `${ms} ms`;
 }

@@ -5,7 +5,7 @@ import { connect } from "@nats-io/transport-node";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS_DURABLE } from "../src/event-consumer.js";
-import { publishWebhookEvent } from "../src/publish.js";
+import { publishWebhookEvent, type WebhookEventType } from "@herald/runtime";
 import { type Received, startReceiver, startWebhooks, waitFor } from "./harness.js";
 
 type Service = Awaited<ReturnType<typeof startWebhooks>>;
@@ -38,7 +38,13 @@ describe("webhooks service", () => {
   const publishEvent = async (type: string, data: Record<string, unknown>, id = `evt_${randomUUID()}`) => {
     const nc = await connect({ servers: svc.natsUrl });
     try {
-      const ack = await publishWebhookEvent(nc, svc.names, { id, type, appId, timestamp: new Date(), data });
+      const ack = await publishWebhookEvent(nc, svc.names, {
+        id,
+        type: type as WebhookEventType,
+        appId,
+        timestamp: new Date(),
+        data,
+      });
       return { id, duplicate: ack.duplicate };
     } finally {
       await nc.close();

@@ -54,11 +54,12 @@ export class ChaosObserver {
     }
   }
 
-  /** Outcome rows of the campaign: exactly one per targeted device. */
+  /** Receipts of the campaign: exactly one per targeted device. */
   async outcomeRows(id: string): Promise<{ rows: number; devices: number }> {
     const { rows } = await this.pool.query<{ rows: number; devices: number }>(
-      `SELECT count(*)::int AS rows, count(DISTINCT device_id)::int AS devices
-       FROM "${this.campaignSchema}".outcomes WHERE campaign_id = $1`,
+      `SELECT count(*)::int AS rows, count(DISTINCT u.device_id)::int AS devices
+       FROM "${this.campaignSchema}".receipt_batches r, unnest(r.device_ids) AS u (device_id)
+       WHERE r.campaign_id = $1`,
       [id],
     );
     return rows[0]!;
@@ -67,9 +68,12 @@ export class ChaosObserver {
   /** Outcomes other than delivered, by kind and reason: what a failing fault left behind. */
   async undelivered(id: string): Promise<string[]> {
     const { rows } = await this.pool.query<{ kind: string; reason: string; n: number; attempts: number }>(
-      `SELECT kind, reason, count(*)::int AS n, max(attempts)::int AS attempts
-       FROM "${this.campaignSchema}".outcomes WHERE campaign_id = $1 AND kind <> 'delivered'
-       GROUP BY kind, reason ORDER BY n DESC`,
+      `SELECT (ARRAY['delivered', 'failed', 'bounced', 'throttled'])[u.outcome] AS kind, u.reason,
+              count(*)::int AS n, max(u.attempts)::int AS attempts
+       FROM "${this.campaignSchema}".receipt_batches r,
+            unnest(r.outcomes, r.reasons, r.attempts) AS u (outcome, reason, attempts)
+       WHERE r.campaign_id = $1 AND u.outcome <> 1
+       GROUP BY 1, 2 ORDER BY n DESC`,
       [id],
     );
     return rows.map((r) => `${r.n} ${r.kind} (${r.reason || "no reason"}, up to ${r.attempts} attempts)`);

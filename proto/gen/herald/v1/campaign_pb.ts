@@ -6,9 +6,9 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { PageInfo, PageRequest } from "./common_pb.js";
+import type { PageInfo, PageRequest, Platform } from "./common_pb.js";
 import { file_herald_v1_common } from "./common_pb.js";
-import type { NotificationOptions } from "./delivery_pb.js";
+import type { NotificationOptions, OutcomeKind } from "./delivery_pb.js";
 import { file_herald_v1_delivery } from "./delivery_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,252 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/campaign.proto.
  */
 export const file_herald_v1_campaign: GenFile = /*@__PURE__*/
-  fileDesc("ChhoZXJhbGQvdjEvY2FtcGFpZ24ucHJvdG8SCWhlcmFsZC52MSImCgdDb250ZW50Eg0KBXRpdGxlGAEgASgJEgwKBGJvZHkYAiABKAki5AIKDkNhbXBhaWduVGFyZ2V0EiwKA2FsbBgBIAEoCzIdLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldC5BbGxIABI9CgxleHRlcm5hbF9pZHMYAiABKAsyJS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuRXh0ZXJuYWxJZHNIABI0CgdzZWdtZW50GAMgASgLMiEuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LlNlZ21lbnRIABI5CgpkZXZpY2VfaWRzGAQgASgLMiMuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LkRldmljZUlkc0gAGgUKA0FsbBojCgtFeHRlcm5hbElkcxIUCgxleHRlcm5hbF9pZHMYASADKAkaHQoHU2VnbWVudBISCgpzZWdtZW50X2lkGAEgASgJGh8KCURldmljZUlkcxISCgpkZXZpY2VfaWRzGAEgAygJQggKBnRhcmdldCLPAQoLU2VuZE9wdGlvbnMSEwoLdHRsX3NlY29uZHMYASABKA0SJQoIcHJpb3JpdHkYAiABKA4yEy5oZXJhbGQudjEuUHJpb3JpdHkSGAoLY29sbGFwc2VfaWQYAyABKAlIAIgBARIWCglpbWFnZV91cmwYBCABKAlIAYgBARI0Cgxub3RpZmljYXRpb24YBSABKAsyHi5oZXJhbGQudjEuTm90aWZpY2F0aW9uT3B0aW9uc0IOCgxfY29sbGFwc2VfaWRCDAoKX2ltYWdlX3VybCKHAQoNQ2FtcGFpZ25TdGF0cxIMCgRzZW50GAEgASgEEhEKCWRlbGl2ZXJlZBgCIAEoBBIOCgZmYWlsZWQYAyABKAQSDwoHYm91bmNlZBgEIAEoBBIRCgl0aHJvdHRsZWQYBSABKAQSEAoIcmVjZWl2ZWQYBiABKAQSDwoHY2xpY2tlZBgHIAEoBCLeBQoIQ2FtcGFpZ24SCgoCaWQYASABKAkSDgoGYXBwX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSKQoGc3RhdHVzGAQgASgOMhkuaGVyYWxkLnYxLkNhbXBhaWduU3RhdHVzEhUKDWF1ZGllbmNlX3NpemUYBSABKAQSMwoIY29udGVudHMYBiADKAsyIS5oZXJhbGQudjEuQ2FtcGFpZ24uQ29udGVudHNFbnRyeRIRCglkYXRhX2pzb24YByABKAkSKQoGdGFyZ2V0GAggASgLMhkuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0EicKB29wdGlvbnMYCSABKAsyFi5oZXJhbGQudjEuU2VuZE9wdGlvbnMSJwoFc3RhdHMYCiABKAsyGC5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0cxI1CgxzY2hlZHVsZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESMAoHc2VudF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI1Cgxjb21wbGV0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOZmFpbHVyZV9yZWFzb24YECABKAlIA4gBARpDCg1Db250ZW50c0VudHJ5EgsKA2tleRgBIAEoCRIhCgV2YWx1ZRgCIAEoCzISLmhlcmFsZC52MS5Db250ZW50OgI4AUIPCg1fc2NoZWR1bGVkX2F0QgoKCF9zZW50X2F0Qg8KDV9jb21wbGV0ZWRfYXRCEQoPX2ZhaWx1cmVfcmVhc29uIrgDChVDcmVhdGVDYW1wYWlnblJlcXVlc3QSDgoGYXBwX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSQAoIY29udGVudHMYAyADKAsyLi5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXF1ZXN0LkNvbnRlbnRzRW50cnkSEQoJZGF0YV9qc29uGAQgASgJEikKBnRhcmdldBgFIAEoCzIZLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldBInCgdvcHRpb25zGAYgASgLMhYuaGVyYWxkLnYxLlNlbmRPcHRpb25zEjUKDHNjaGVkdWxlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIcCg9pZGVtcG90ZW5jeV9rZXkYCCABKAlIAYgBARIZChFpZGVtcG90ZW5jeV9zY29wZRgJIAEoCRpDCg1Db250ZW50c0VudHJ5EgsKA2tleRgBIAEoCRIhCgV2YWx1ZRgCIAEoCzISLmhlcmFsZC52MS5Db250ZW50OgI4AUIPCg1fc2NoZWR1bGVkX2F0QhIKEF9pZGVtcG90ZW5jeV9rZXkiUAoWQ3JlYXRlQ2FtcGFpZ25SZXNwb25zZRIlCghjYW1wYWlnbhgBIAEoCzITLmhlcmFsZC52MS5DYW1wYWlnbhIPCgdjcmVhdGVkGAIgASgIIiAKEkdldENhbXBhaWduUmVxdWVzdBIKCgJpZBgBIAEoCSI8ChNHZXRDYW1wYWlnblJlc3BvbnNlEiUKCGNhbXBhaWduGAEgASgLMhMuaGVyYWxkLnYxLkNhbXBhaWduIocBChRMaXN0Q2FtcGFpZ25zUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdBIuCgZzdGF0dXMYAyABKA4yGS5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0dXNIAIgBAUIJCgdfc3RhdHVzImIKFUxpc3RDYW1wYWlnbnNSZXNwb25zZRImCgljYW1wYWlnbnMYASADKAsyEy5oZXJhbGQudjEuQ2FtcGFpZ24SIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyIlChdHZXRDYW1wYWlnblN0YXRzUmVxdWVzdBIKCgJpZBgBIAEoCSJYChhHZXRDYW1wYWlnblN0YXRzUmVzcG9uc2USEwoLY2FtcGFpZ25faWQYASABKAkSJwoFc3RhdHMYAiABKAsyGC5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0cyIjChVDYW5jZWxDYW1wYWlnblJlcXVlc3QSCgoCaWQYASABKAkiPwoWQ2FuY2VsQ2FtcGFpZ25SZXNwb25zZRIlCghjYW1wYWlnbhgBIAEoCzITLmhlcmFsZC52MS5DYW1wYWlnbiJ6ChdSZWNvcmRFbmdhZ2VtZW50UmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEQoJZGV2aWNlX2lkGAIgASgJEhMKC2NhbXBhaWduX2lkGAMgASgJEicKBGtpbmQYBCABKA4yGS5oZXJhbGQudjEuRW5nYWdlbWVudEtpbmQiKwoYUmVjb3JkRW5nYWdlbWVudFJlc3BvbnNlEg8KB2NvdW50ZWQYASABKAgqbAoORW5nYWdlbWVudEtpbmQSHwobRU5HQUdFTUVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASHAoYRU5HQUdFTUVOVF9LSU5EX1JFQ0VJVkVEEAESGwoXRU5HQUdFTUVOVF9LSU5EX0NMSUNLRUQQAirjAQoOQ2FtcGFpZ25TdGF0dXMSHwobQ0FNUEFJR05fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZQ0FNUEFJR05fU1RBVFVTX1NDSEVEVUxFRBABEhoKFkNBTVBBSUdOX1NUQVRVU19RVUVVRUQQAhIbChdDQU1QQUlHTl9TVEFUVVNfU0VORElORxADEh0KGUNBTVBBSUdOX1NUQVRVU19DT01QTEVURUQQBBIdChlDQU1QQUlHTl9TVEFUVVNfQ0FOQ0VMTEVEEAUSGgoWQ0FNUEFJR05fU1RBVFVTX0ZBSUxFRBAGKkwKCFByaW9yaXR5EhgKFFBSSU9SSVRZX1VOU1BFQ0lGSUVEEAASEwoPUFJJT1JJVFlfTk9STUFMEAESEQoNUFJJT1JJVFlfSElHSBACMpsECg9DYW1wYWlnblNlcnZpY2USVQoOQ3JlYXRlQ2FtcGFpZ24SIC5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXF1ZXN0GiEuaGVyYWxkLnYxLkNyZWF0ZUNhbXBhaWduUmVzcG9uc2USTAoLR2V0Q2FtcGFpZ24SHS5oZXJhbGQudjEuR2V0Q2FtcGFpZ25SZXF1ZXN0Gh4uaGVyYWxkLnYxLkdldENhbXBhaWduUmVzcG9uc2USUgoNTGlzdENhbXBhaWducxIfLmhlcmFsZC52MS5MaXN0Q2FtcGFpZ25zUmVxdWVzdBogLmhlcmFsZC52MS5MaXN0Q2FtcGFpZ25zUmVzcG9uc2USWwoQR2V0Q2FtcGFpZ25TdGF0cxIiLmhlcmFsZC52MS5HZXRDYW1wYWlnblN0YXRzUmVxdWVzdBojLmhlcmFsZC52MS5HZXRDYW1wYWlnblN0YXRzUmVzcG9uc2USVQoOQ2FuY2VsQ2FtcGFpZ24SIC5oZXJhbGQudjEuQ2FuY2VsQ2FtcGFpZ25SZXF1ZXN0GiEuaGVyYWxkLnYxLkNhbmNlbENhbXBhaWduUmVzcG9uc2USWwoQUmVjb3JkRW5nYWdlbWVudBIiLmhlcmFsZC52MS5SZWNvcmRFbmdhZ2VtZW50UmVxdWVzdBojLmhlcmFsZC52MS5SZWNvcmRFbmdhZ2VtZW50UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_herald_v1_common, file_herald_v1_delivery]);
+  fileDesc("ChhoZXJhbGQvdjEvY2FtcGFpZ24ucHJvdG8SCWhlcmFsZC52MSLMAQoIRGVsaXZlcnkSEwoLY2FtcGFpZ25faWQYASABKAkSEQoJZGV2aWNlX2lkGAIgASgJEiUKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEicKB291dGNvbWUYBCABKA4yFi5oZXJhbGQudjEuT3V0Y29tZUtpbmQSDgoGcmVhc29uGAUgASgJEhAKCGF0dGVtcHRzGAYgASgNEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKiAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhMKC2NhbXBhaWduX2lkGAEgASgJEicKB291dGNvbWUYAiABKA4yFi5oZXJhbGQudjEuT3V0Y29tZUtpbmQSJQoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SJAoEcGFnZRgEIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdCJkChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEicKCmRlbGl2ZXJpZXMYASADKAsyEy5oZXJhbGQudjEuRGVsaXZlcnkSIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyJ+ChdFeHBvcnREZWxpdmVyaWVzUmVxdWVzdBITCgtjYW1wYWlnbl9pZBgBIAEoCRInCgdvdXRjb21lGAIgASgOMhYuaGVyYWxkLnYxLk91dGNvbWVLaW5kEiUKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtIkMKGEV4cG9ydERlbGl2ZXJpZXNSZXNwb25zZRInCgpkZWxpdmVyaWVzGAEgAygLMhMuaGVyYWxkLnYxLkRlbGl2ZXJ5Ik8KG0xpc3REZXZpY2VEZWxpdmVyaWVzUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEQoJZGV2aWNlX2lkGAIgASgJEg0KBWxpbWl0GAMgASgNIkcKHExpc3REZXZpY2VEZWxpdmVyaWVzUmVzcG9uc2USJwoKZGVsaXZlcmllcxgBIAMoCzITLmhlcmFsZC52MS5EZWxpdmVyeSI/ChlFcmFzZURldmljZVJlY29yZHNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRISCgpkZXZpY2VfaWRzGAIgAygJIkMKGkVyYXNlRGV2aWNlUmVjb3Jkc1Jlc3BvbnNlEhAKCHJlY2VpcHRzGAEgASgEEhMKC2VuZ2FnZW1lbnRzGAIgASgEIiYKB0NvbnRlbnQSDQoFdGl0bGUYASABKAkSDAoEYm9keRgCIAEoCSLkAgoOQ2FtcGFpZ25UYXJnZXQSLAoDYWxsGAEgASgLMh0uaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LkFsbEgAEj0KDGV4dGVybmFsX2lkcxgCIAEoCzIlLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldC5FeHRlcm5hbElkc0gAEjQKB3NlZ21lbnQYAyABKAsyIS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuU2VnbWVudEgAEjkKCmRldmljZV9pZHMYBCABKAsyIy5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuRGV2aWNlSWRzSAAaBQoDQWxsGiMKC0V4dGVybmFsSWRzEhQKDGV4dGVybmFsX2lkcxgBIAMoCRodCgdTZWdtZW50EhIKCnNlZ21lbnRfaWQYASABKAkaHwoJRGV2aWNlSWRzEhIKCmRldmljZV9pZHMYASADKAlCCAoGdGFyZ2V0Is8BCgtTZW5kT3B0aW9ucxITCgt0dGxfc2Vjb25kcxgBIAEoDRIlCghwcmlvcml0eRgCIAEoDjITLmhlcmFsZC52MS5Qcmlvcml0eRIYCgtjb2xsYXBzZV9pZBgDIAEoCUgAiAEBEhYKCWltYWdlX3VybBgEIAEoCUgBiAEBEjQKDG5vdGlmaWNhdGlvbhgFIAEoCzIeLmhlcmFsZC52MS5Ob3RpZmljYXRpb25PcHRpb25zQg4KDF9jb2xsYXBzZV9pZEIMCgpfaW1hZ2VfdXJsIocBCg1DYW1wYWlnblN0YXRzEgwKBHNlbnQYASABKAQSEQoJZGVsaXZlcmVkGAIgASgEEg4KBmZhaWxlZBgDIAEoBBIPCgdib3VuY2VkGAQgASgEEhEKCXRocm90dGxlZBgFIAEoBBIQCghyZWNlaXZlZBgGIAEoBBIPCgdjbGlja2VkGAcgASgEIt4FCghDYW1wYWlnbhIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIpCgZzdGF0dXMYBCABKA4yGS5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0dXMSFQoNYXVkaWVuY2Vfc2l6ZRgFIAEoBBIzCghjb250ZW50cxgGIAMoCzIhLmhlcmFsZC52MS5DYW1wYWlnbi5Db250ZW50c0VudHJ5EhEKCWRhdGFfanNvbhgHIAEoCRIpCgZ0YXJnZXQYCCABKAsyGS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQSJwoHb3B0aW9ucxgJIAEoCzIWLmhlcmFsZC52MS5TZW5kT3B0aW9ucxInCgVzdGF0cxgKIAEoCzIYLmhlcmFsZC52MS5DYW1wYWlnblN0YXRzEjUKDHNjaGVkdWxlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIwCgdzZW50X2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGNvbXBsZXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARIuCgpjcmVhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbCg5mYWlsdXJlX3JlYXNvbhgQIAEoCUgDiAEBGkMKDUNvbnRlbnRzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIuaGVyYWxkLnYxLkNvbnRlbnQ6AjgBQg8KDV9zY2hlZHVsZWRfYXRCCgoIX3NlbnRfYXRCDwoNX2NvbXBsZXRlZF9hdEIRCg9fZmFpbHVyZV9yZWFzb24iuAMKFUNyZWF0ZUNhbXBhaWduUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRJACghjb250ZW50cxgDIAMoCzIuLmhlcmFsZC52MS5DcmVhdGVDYW1wYWlnblJlcXVlc3QuQ29udGVudHNFbnRyeRIRCglkYXRhX2pzb24YBCABKAkSKQoGdGFyZ2V0GAUgASgLMhkuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0EicKB29wdGlvbnMYBiABKAsyFi5oZXJhbGQudjEuU2VuZE9wdGlvbnMSNQoMc2NoZWR1bGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEhwKD2lkZW1wb3RlbmN5X2tleRgIIAEoCUgBiAEBEhkKEWlkZW1wb3RlbmN5X3Njb3BlGAkgASgJGkMKDUNvbnRlbnRzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIuaGVyYWxkLnYxLkNvbnRlbnQ6AjgBQg8KDV9zY2hlZHVsZWRfYXRCEgoQX2lkZW1wb3RlbmN5X2tleSJQChZDcmVhdGVDYW1wYWlnblJlc3BvbnNlEiUKCGNhbXBhaWduGAEgASgLMhMuaGVyYWxkLnYxLkNhbXBhaWduEg8KB2NyZWF0ZWQYAiABKAgiIAoSR2V0Q2FtcGFpZ25SZXF1ZXN0EgoKAmlkGAEgASgJIjwKE0dldENhbXBhaWduUmVzcG9uc2USJQoIY2FtcGFpZ24YASABKAsyEy5oZXJhbGQudjEuQ2FtcGFpZ24ihwEKFExpc3RDYW1wYWlnbnNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuaGVyYWxkLnYxLlBhZ2VSZXF1ZXN0Ei4KBnN0YXR1cxgDIAEoDjIZLmhlcmFsZC52MS5DYW1wYWlnblN0YXR1c0gAiAEBQgkKB19zdGF0dXMiYgoVTGlzdENhbXBhaWduc1Jlc3BvbnNlEiYKCWNhbXBhaWducxgBIAMoCzITLmhlcmFsZC52MS5DYW1wYWlnbhIhCgRwYWdlGAIgASgLMhMuaGVyYWxkLnYxLlBhZ2VJbmZvIiUKF0dldENhbXBhaWduU3RhdHNSZXF1ZXN0EgoKAmlkGAEgASgJIlgKGEdldENhbXBhaWduU3RhdHNSZXNwb25zZRITCgtjYW1wYWlnbl9pZBgBIAEoCRInCgVzdGF0cxgCIAEoCzIYLmhlcmFsZC52MS5DYW1wYWlnblN0YXRzIiMKFUNhbmNlbENhbXBhaWduUmVxdWVzdBIKCgJpZBgBIAEoCSI/ChZDYW5jZWxDYW1wYWlnblJlc3BvbnNlEiUKCGNhbXBhaWduGAEgASgLMhMuaGVyYWxkLnYxLkNhbXBhaWduInoKF1JlY29yZEVuZ2FnZW1lbnRSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkSEwoLY2FtcGFpZ25faWQYAyABKAkSJwoEa2luZBgEIAEoDjIZLmhlcmFsZC52MS5FbmdhZ2VtZW50S2luZCIrChhSZWNvcmRFbmdhZ2VtZW50UmVzcG9uc2USDwoHY291bnRlZBgBIAEoCCpsCg5FbmdhZ2VtZW50S2luZBIfChtFTkdBR0VNRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhFTkdBR0VNRU5UX0tJTkRfUkVDRUlWRUQQARIbChdFTkdBR0VNRU5UX0tJTkRfQ0xJQ0tFRBACKuMBCg5DYW1wYWlnblN0YXR1cxIfChtDQU1QQUlHTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIdChlDQU1QQUlHTl9TVEFUVVNfU0NIRURVTEVEEAESGgoWQ0FNUEFJR05fU1RBVFVTX1FVRVVFRBACEhsKF0NBTVBBSUdOX1NUQVRVU19TRU5ESU5HEAMSHQoZQ0FNUEFJR05fU1RBVFVTX0NPTVBMRVRFRBAEEh0KGUNBTVBBSUdOX1NUQVRVU19DQU5DRUxMRUQQBRIaChZDQU1QQUlHTl9TVEFUVVNfRkFJTEVEEAYqTAoIUHJpb3JpdHkSGAoUUFJJT1JJVFlfVU5TUEVDSUZJRUQQABITCg9QUklPUklUWV9OT1JNQUwQARIRCg1QUklPUklUWV9ISUdIEAIynQcKD0NhbXBhaWduU2VydmljZRJVCg5DcmVhdGVDYW1wYWlnbhIgLmhlcmFsZC52MS5DcmVhdGVDYW1wYWlnblJlcXVlc3QaIS5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXNwb25zZRJMCgtHZXRDYW1wYWlnbhIdLmhlcmFsZC52MS5HZXRDYW1wYWlnblJlcXVlc3QaHi5oZXJhbGQudjEuR2V0Q2FtcGFpZ25SZXNwb25zZRJSCg1MaXN0Q2FtcGFpZ25zEh8uaGVyYWxkLnYxLkxpc3RDYW1wYWlnbnNSZXF1ZXN0GiAuaGVyYWxkLnYxLkxpc3RDYW1wYWlnbnNSZXNwb25zZRJbChBHZXRDYW1wYWlnblN0YXRzEiIuaGVyYWxkLnYxLkdldENhbXBhaWduU3RhdHNSZXF1ZXN0GiMuaGVyYWxkLnYxLkdldENhbXBhaWduU3RhdHNSZXNwb25zZRJVCg5DYW5jZWxDYW1wYWlnbhIgLmhlcmFsZC52MS5DYW5jZWxDYW1wYWlnblJlcXVlc3QaIS5oZXJhbGQudjEuQ2FuY2VsQ2FtcGFpZ25SZXNwb25zZRJbChBSZWNvcmRFbmdhZ2VtZW50EiIuaGVyYWxkLnYxLlJlY29yZEVuZ2FnZW1lbnRSZXF1ZXN0GiMuaGVyYWxkLnYxLlJlY29yZEVuZ2FnZW1lbnRSZXNwb25zZRJVCg5MaXN0RGVsaXZlcmllcxIgLmhlcmFsZC52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIS5oZXJhbGQudjEuTGlzdERlbGl2ZXJpZXNSZXNwb25zZRJdChBFeHBvcnREZWxpdmVyaWVzEiIuaGVyYWxkLnYxLkV4cG9ydERlbGl2ZXJpZXNSZXF1ZXN0GiMuaGVyYWxkLnYxLkV4cG9ydERlbGl2ZXJpZXNSZXNwb25zZTABEmcKFExpc3REZXZpY2VEZWxpdmVyaWVzEiYuaGVyYWxkLnYxLkxpc3REZXZpY2VEZWxpdmVyaWVzUmVxdWVzdBonLmhlcmFsZC52MS5MaXN0RGV2aWNlRGVsaXZlcmllc1Jlc3BvbnNlEmEKEkVyYXNlRGV2aWNlUmVjb3JkcxIkLmhlcmFsZC52MS5FcmFzZURldmljZVJlY29yZHNSZXF1ZXN0GiUuaGVyYWxkLnYxLkVyYXNlRGV2aWNlUmVjb3Jkc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_herald_v1_common, file_herald_v1_delivery]);
+
+/**
+ * One device's receipt of one campaign.
+ *
+ * @generated from message herald.v1.Delivery
+ */
+export type Delivery = Message<"herald.v1.Delivery"> & {
+  /**
+   * @generated from field: string campaign_id = 1;
+   */
+  campaignId: string;
+
+  /**
+   * @generated from field: string device_id = 2;
+   */
+  deviceId: string;
+
+  /**
+   * @generated from field: herald.v1.Platform platform = 3;
+   */
+  platform: Platform;
+
+  /**
+   * @generated from field: herald.v1.OutcomeKind outcome = 4;
+   */
+  outcome: OutcomeKind;
+
+  /**
+   * The provider's reason; empty when delivered.
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: uint32 attempts = 6;
+   */
+  attempts: number;
+
+  /**
+   * When the outcome was recorded.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 7;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message herald.v1.Delivery.
+ * Use `create(DeliverySchema)` to create a new message.
+ */
+export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 0);
+
+/**
+ * @generated from message herald.v1.ListDeliveriesRequest
+ */
+export type ListDeliveriesRequest = Message<"herald.v1.ListDeliveriesRequest"> & {
+  /**
+   * @generated from field: string campaign_id = 1;
+   */
+  campaignId: string;
+
+  /**
+   * UNSPECIFIED: every outcome / platform.
+   *
+   * @generated from field: herald.v1.OutcomeKind outcome = 2;
+   */
+  outcome: OutcomeKind;
+
+  /**
+   * @generated from field: herald.v1.Platform platform = 3;
+   */
+  platform: Platform;
+
+  /**
+   * @generated from field: herald.v1.PageRequest page = 4;
+   */
+  page?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message herald.v1.ListDeliveriesRequest.
+ * Use `create(ListDeliveriesRequestSchema)` to create a new message.
+ */
+export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 1);
+
+/**
+ * @generated from message herald.v1.ListDeliveriesResponse
+ */
+export type ListDeliveriesResponse = Message<"herald.v1.ListDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated herald.v1.Delivery deliveries = 1;
+   */
+  deliveries: Delivery[];
+
+  /**
+   * @generated from field: herald.v1.PageInfo page = 2;
+   */
+  page?: PageInfo | undefined;
+};
+
+/**
+ * Describes the message herald.v1.ListDeliveriesResponse.
+ * Use `create(ListDeliveriesResponseSchema)` to create a new message.
+ */
+export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 2);
+
+/**
+ * @generated from message herald.v1.ExportDeliveriesRequest
+ */
+export type ExportDeliveriesRequest = Message<"herald.v1.ExportDeliveriesRequest"> & {
+  /**
+   * @generated from field: string campaign_id = 1;
+   */
+  campaignId: string;
+
+  /**
+   * @generated from field: herald.v1.OutcomeKind outcome = 2;
+   */
+  outcome: OutcomeKind;
+
+  /**
+   * @generated from field: herald.v1.Platform platform = 3;
+   */
+  platform: Platform;
+};
+
+/**
+ * Describes the message herald.v1.ExportDeliveriesRequest.
+ * Use `create(ExportDeliveriesRequestSchema)` to create a new message.
+ */
+export const ExportDeliveriesRequestSchema: GenMessage<ExportDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 3);
+
+/**
+ * Up to a thousand receipts; the stream's order is stable (platform, batch, position).
+ *
+ * @generated from message herald.v1.ExportDeliveriesResponse
+ */
+export type ExportDeliveriesResponse = Message<"herald.v1.ExportDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated herald.v1.Delivery deliveries = 1;
+   */
+  deliveries: Delivery[];
+};
+
+/**
+ * Describes the message herald.v1.ExportDeliveriesResponse.
+ * Use `create(ExportDeliveriesResponseSchema)` to create a new message.
+ */
+export const ExportDeliveriesResponseSchema: GenMessage<ExportDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 4);
+
+/**
+ * @generated from message herald.v1.ListDeviceDeliveriesRequest
+ */
+export type ListDeviceDeliveriesRequest = Message<"herald.v1.ListDeviceDeliveriesRequest"> & {
+  /**
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: string device_id = 2;
+   */
+  deviceId: string;
+
+  /**
+   * At most this many receipts (1..200; 0 means 50).
+   *
+   * @generated from field: uint32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message herald.v1.ListDeviceDeliveriesRequest.
+ * Use `create(ListDeviceDeliveriesRequestSchema)` to create a new message.
+ */
+export const ListDeviceDeliveriesRequestSchema: GenMessage<ListDeviceDeliveriesRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 5);
+
+/**
+ * @generated from message herald.v1.ListDeviceDeliveriesResponse
+ */
+export type ListDeviceDeliveriesResponse = Message<"herald.v1.ListDeviceDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated herald.v1.Delivery deliveries = 1;
+   */
+  deliveries: Delivery[];
+};
+
+/**
+ * Describes the message herald.v1.ListDeviceDeliveriesResponse.
+ * Use `create(ListDeviceDeliveriesResponseSchema)` to create a new message.
+ */
+export const ListDeviceDeliveriesResponseSchema: GenMessage<ListDeviceDeliveriesResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 6);
+
+/**
+ * @generated from message herald.v1.EraseDeviceRecordsRequest
+ */
+export type EraseDeviceRecordsRequest = Message<"herald.v1.EraseDeviceRecordsRequest"> & {
+  /**
+   * @generated from field: string app_id = 1;
+   */
+  appId: string;
+
+  /**
+   * @generated from field: repeated string device_ids = 2;
+   */
+  deviceIds: string[];
+};
+
+/**
+ * Describes the message herald.v1.EraseDeviceRecordsRequest.
+ * Use `create(EraseDeviceRecordsRequestSchema)` to create a new message.
+ */
+export const EraseDeviceRecordsRequestSchema: GenMessage<EraseDeviceRecordsRequest> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 7);
+
+/**
+ * @generated from message herald.v1.EraseDeviceRecordsResponse
+ */
+export type EraseDeviceRecordsResponse = Message<"herald.v1.EraseDeviceRecordsResponse"> & {
+  /**
+   * @generated from field: uint64 receipts = 1;
+   */
+  receipts: bigint;
+
+  /**
+   * @generated from field: uint64 engagements = 2;
+   */
+  engagements: bigint;
+};
+
+/**
+ * Describes the message herald.v1.EraseDeviceRecordsResponse.
+ * Use `create(EraseDeviceRecordsResponseSchema)` to create a new message.
+ */
+export const EraseDeviceRecordsResponseSchema: GenMessage<EraseDeviceRecordsResponse> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 8);
 
 /**
  * One language's text.
@@ -40,7 +285,7 @@ export type Content = Message<"herald.v1.Content"> & {
  * Use `create(ContentSchema)` to create a new message.
  */
 export const ContentSchema: GenMessage<Content> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 0);
+  messageDesc(file_herald_v1_campaign, 9);
 
 /**
  * Who a campaign targets.
@@ -83,7 +328,7 @@ export type CampaignTarget = Message<"herald.v1.CampaignTarget"> & {
  * Use `create(CampaignTargetSchema)` to create a new message.
  */
 export const CampaignTargetSchema: GenMessage<CampaignTarget> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 1);
+  messageDesc(file_herald_v1_campaign, 10);
 
 /**
  * @generated from message herald.v1.CampaignTarget.All
@@ -96,7 +341,7 @@ export type CampaignTarget_All = Message<"herald.v1.CampaignTarget.All"> & {
  * Use `create(CampaignTarget_AllSchema)` to create a new message.
  */
 export const CampaignTarget_AllSchema: GenMessage<CampaignTarget_All> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 1, 0);
+  messageDesc(file_herald_v1_campaign, 10, 0);
 
 /**
  * @generated from message herald.v1.CampaignTarget.ExternalIds
@@ -113,7 +358,7 @@ export type CampaignTarget_ExternalIds = Message<"herald.v1.CampaignTarget.Exter
  * Use `create(CampaignTarget_ExternalIdsSchema)` to create a new message.
  */
 export const CampaignTarget_ExternalIdsSchema: GenMessage<CampaignTarget_ExternalIds> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 1, 1);
+  messageDesc(file_herald_v1_campaign, 10, 1);
 
 /**
  * @generated from message herald.v1.CampaignTarget.Segment
@@ -130,7 +375,7 @@ export type CampaignTarget_Segment = Message<"herald.v1.CampaignTarget.Segment">
  * Use `create(CampaignTarget_SegmentSchema)` to create a new message.
  */
 export const CampaignTarget_SegmentSchema: GenMessage<CampaignTarget_Segment> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 1, 2);
+  messageDesc(file_herald_v1_campaign, 10, 2);
 
 /**
  * Devices of the app by id, 1 to 100 (e.g. a test push to one device).
@@ -149,7 +394,7 @@ export type CampaignTarget_DeviceIds = Message<"herald.v1.CampaignTarget.DeviceI
  * Use `create(CampaignTarget_DeviceIdsSchema)` to create a new message.
  */
 export const CampaignTarget_DeviceIdsSchema: GenMessage<CampaignTarget_DeviceIds> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 1, 3);
+  messageDesc(file_herald_v1_campaign, 10, 3);
 
 /**
  * Delivery options beyond the API contract, passed to every provider.
@@ -192,7 +437,7 @@ export type SendOptions = Message<"herald.v1.SendOptions"> & {
  * Use `create(SendOptionsSchema)` to create a new message.
  */
 export const SendOptionsSchema: GenMessage<SendOptions> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 2);
+  messageDesc(file_herald_v1_campaign, 11);
 
 /**
  * @generated from message herald.v1.CampaignStats
@@ -242,7 +487,7 @@ export type CampaignStats = Message<"herald.v1.CampaignStats"> & {
  * Use `create(CampaignStatsSchema)` to create a new message.
  */
 export const CampaignStatsSchema: GenMessage<CampaignStats> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 3);
+  messageDesc(file_herald_v1_campaign, 12);
 
 /**
  * @generated from message herald.v1.Campaign
@@ -340,7 +585,7 @@ export type Campaign = Message<"herald.v1.Campaign"> & {
  * Use `create(CampaignSchema)` to create a new message.
  */
 export const CampaignSchema: GenMessage<Campaign> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 4);
+  messageDesc(file_herald_v1_campaign, 13);
 
 /**
  * @generated from message herald.v1.CreateCampaignRequest
@@ -399,7 +644,7 @@ export type CreateCampaignRequest = Message<"herald.v1.CreateCampaignRequest"> &
  * Use `create(CreateCampaignRequestSchema)` to create a new message.
  */
 export const CreateCampaignRequestSchema: GenMessage<CreateCampaignRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 5);
+  messageDesc(file_herald_v1_campaign, 14);
 
 /**
  * @generated from message herald.v1.CreateCampaignResponse
@@ -423,7 +668,7 @@ export type CreateCampaignResponse = Message<"herald.v1.CreateCampaignResponse">
  * Use `create(CreateCampaignResponseSchema)` to create a new message.
  */
 export const CreateCampaignResponseSchema: GenMessage<CreateCampaignResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 6);
+  messageDesc(file_herald_v1_campaign, 15);
 
 /**
  * @generated from message herald.v1.GetCampaignRequest
@@ -440,7 +685,7 @@ export type GetCampaignRequest = Message<"herald.v1.GetCampaignRequest"> & {
  * Use `create(GetCampaignRequestSchema)` to create a new message.
  */
 export const GetCampaignRequestSchema: GenMessage<GetCampaignRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 7);
+  messageDesc(file_herald_v1_campaign, 16);
 
 /**
  * @generated from message herald.v1.GetCampaignResponse
@@ -457,7 +702,7 @@ export type GetCampaignResponse = Message<"herald.v1.GetCampaignResponse"> & {
  * Use `create(GetCampaignResponseSchema)` to create a new message.
  */
 export const GetCampaignResponseSchema: GenMessage<GetCampaignResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 8);
+  messageDesc(file_herald_v1_campaign, 17);
 
 /**
  * @generated from message herald.v1.ListCampaignsRequest
@@ -486,7 +731,7 @@ export type ListCampaignsRequest = Message<"herald.v1.ListCampaignsRequest"> & {
  * Use `create(ListCampaignsRequestSchema)` to create a new message.
  */
 export const ListCampaignsRequestSchema: GenMessage<ListCampaignsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 9);
+  messageDesc(file_herald_v1_campaign, 18);
 
 /**
  * @generated from message herald.v1.ListCampaignsResponse
@@ -508,7 +753,7 @@ export type ListCampaignsResponse = Message<"herald.v1.ListCampaignsResponse"> &
  * Use `create(ListCampaignsResponseSchema)` to create a new message.
  */
 export const ListCampaignsResponseSchema: GenMessage<ListCampaignsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 10);
+  messageDesc(file_herald_v1_campaign, 19);
 
 /**
  * @generated from message herald.v1.GetCampaignStatsRequest
@@ -525,7 +770,7 @@ export type GetCampaignStatsRequest = Message<"herald.v1.GetCampaignStatsRequest
  * Use `create(GetCampaignStatsRequestSchema)` to create a new message.
  */
 export const GetCampaignStatsRequestSchema: GenMessage<GetCampaignStatsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 11);
+  messageDesc(file_herald_v1_campaign, 20);
 
 /**
  * @generated from message herald.v1.GetCampaignStatsResponse
@@ -547,7 +792,7 @@ export type GetCampaignStatsResponse = Message<"herald.v1.GetCampaignStatsRespon
  * Use `create(GetCampaignStatsResponseSchema)` to create a new message.
  */
 export const GetCampaignStatsResponseSchema: GenMessage<GetCampaignStatsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 12);
+  messageDesc(file_herald_v1_campaign, 21);
 
 /**
  * @generated from message herald.v1.CancelCampaignRequest
@@ -564,7 +809,7 @@ export type CancelCampaignRequest = Message<"herald.v1.CancelCampaignRequest"> &
  * Use `create(CancelCampaignRequestSchema)` to create a new message.
  */
 export const CancelCampaignRequestSchema: GenMessage<CancelCampaignRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 13);
+  messageDesc(file_herald_v1_campaign, 22);
 
 /**
  * @generated from message herald.v1.CancelCampaignResponse
@@ -581,7 +826,7 @@ export type CancelCampaignResponse = Message<"herald.v1.CancelCampaignResponse">
  * Use `create(CancelCampaignResponseSchema)` to create a new message.
  */
 export const CancelCampaignResponseSchema: GenMessage<CancelCampaignResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 14);
+  messageDesc(file_herald_v1_campaign, 23);
 
 /**
  * @generated from message herald.v1.RecordEngagementRequest
@@ -615,7 +860,7 @@ export type RecordEngagementRequest = Message<"herald.v1.RecordEngagementRequest
  * Use `create(RecordEngagementRequestSchema)` to create a new message.
  */
 export const RecordEngagementRequestSchema: GenMessage<RecordEngagementRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 15);
+  messageDesc(file_herald_v1_campaign, 24);
 
 /**
  * @generated from message herald.v1.RecordEngagementResponse
@@ -634,7 +879,7 @@ export type RecordEngagementResponse = Message<"herald.v1.RecordEngagementRespon
  * Use `create(RecordEngagementResponseSchema)` to create a new message.
  */
 export const RecordEngagementResponseSchema: GenMessage<RecordEngagementResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 16);
+  messageDesc(file_herald_v1_campaign, 25);
 
 /**
  * @generated from enum herald.v1.EngagementKind
@@ -800,6 +1045,47 @@ export const CampaignService: GenService<{
     methodKind: "unary";
     input: typeof RecordEngagementRequestSchema;
     output: typeof RecordEngagementResponseSchema;
+  },
+  /**
+   * A campaign's per-device receipts, filtered and paged (page/per_page: the one paging rule).
+   *
+   * @generated from rpc herald.v1.CampaignService.ListDeliveries
+   */
+  listDeliveries: {
+    methodKind: "unary";
+    input: typeof ListDeliveriesRequestSchema;
+    output: typeof ListDeliveriesResponseSchema;
+  },
+  /**
+   * Every receipt of a campaign that passes the filters, in chunks, in constant memory.
+   *
+   * @generated from rpc herald.v1.CampaignService.ExportDeliveries
+   */
+  exportDeliveries: {
+    methodKind: "server_streaming";
+    input: typeof ExportDeliveriesRequestSchema;
+    output: typeof ExportDeliveriesResponseSchema;
+  },
+  /**
+   * A device's receipts, newest first (campaigns within the retention period).
+   *
+   * @generated from rpc herald.v1.CampaignService.ListDeviceDeliveries
+   */
+  listDeviceDeliveries: {
+    methodKind: "unary";
+    input: typeof ListDeviceDeliveriesRequestSchema;
+    output: typeof ListDeviceDeliveriesResponseSchema;
+  },
+  /**
+   * Removes every per-device record of these devices of the app (receipts, engagement):
+   * part of a user's erasure. A repeat answers zeros.
+   *
+   * @generated from rpc herald.v1.CampaignService.EraseDeviceRecords
+   */
+  eraseDeviceRecords: {
+    methodKind: "unary";
+    input: typeof EraseDeviceRecordsRequestSchema;
+    output: typeof EraseDeviceRecordsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_herald_v1_campaign, 0);

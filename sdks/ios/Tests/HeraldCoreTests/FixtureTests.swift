@@ -245,16 +245,24 @@ final class FixtureTests: XCTestCase {
             }
         }
 
-        for c in notificationEvents {
+        /// Reports the fixture's event `c` through `report`: done, with the request the fixture names.
+        func expectSent(_ c: [String: Any], _ report: (HeraldClient, @escaping (EventResult) -> Void) throws -> Void) throws {
             let (client, transport, _) = registered { _ in FakeHerald.answer(204) }
             let done = expectation(description: "event")
-            client.reportNotification(campaignId: try XCTUnwrap(c["campaign_id"] as? String),
-                                      type: try XCTUnwrap(NotificationEventType(rawValue: c["type"] as? String ?? ""))) {
+            try report(client) {
                 XCTAssertEqual($0, .done)
                 done.fulfill()
             }
             wait(for: [done], timeout: 10)
             check(try XCTUnwrap(transport.requests.last), c)
+        }
+
+        for c in notificationEvents {
+            try expectSent(c) { client, done in
+                client.reportNotification(campaignId: try XCTUnwrap(c["campaign_id"] as? String),
+                                          type: try XCTUnwrap(NotificationEventType(rawValue: c["type"] as? String ?? "")),
+                                          completion: done)
+            }
         }
         for (status, expected) in try XCTUnwrap(f["notification_outcomes"] as? [String: String]) {
             let code = try XCTUnwrap(Int(status))
@@ -263,15 +271,11 @@ final class FixtureTests: XCTestCase {
             }
         }
         for c in inAppEvents {
-            let (client, transport, _) = registered { _ in FakeHerald.answer(204) }
-            let done = expectation(description: "event")
-            client.reportInAppEvent(messageId: try XCTUnwrap(c["message_id"] as? String),
-                                    type: try XCTUnwrap(InAppEventType(rawValue: c["type"] as? String ?? ""))) {
-                XCTAssertEqual($0, .done)
-                done.fulfill()
+            try expectSent(c) { client, done in
+                client.reportInAppEvent(messageId: try XCTUnwrap(c["message_id"] as? String),
+                                        type: try XCTUnwrap(InAppEventType(rawValue: c["type"] as? String ?? "")),
+                                        completion: done)
             }
-            wait(for: [done], timeout: 10)
-            check(try XCTUnwrap(transport.requests.last), c)
         }
         for (type, outcomes) in try XCTUnwrap(f["in_app_outcomes"] as? [String: [String: String]]) {
             for (status, expected) in outcomes {

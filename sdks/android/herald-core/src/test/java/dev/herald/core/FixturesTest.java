@@ -232,15 +232,7 @@ public class FixturesTest {
         JSONObject f = Fixtures.load("events.json");
         String device = f.getString("device_id");
         for (JSONObject e : Fixtures.objects(f.getJSONArray("notification_events"))) {
-            Harness h = new Harness().registered(device, "tok");
-            h.http.then(204, "");
-            h.core.reportNotification(e.getString("campaign_id"), e.getString("type"));
-            h.scheduler.runDue();
-            HttpTransport.Request r = h.http.last();
-            assertEquals(e.getString("method"), r.method);
-            assertEquals(Harness.BASE + e.getString("path"), r.url);
-            assertTrue(Fixtures.same(e.getJSONObject("body"), new JSONObject(r.body)));
-            checkHeaders(r);
+            expectSent(device, e, core -> core.reportNotification(e.getString("campaign_id"), e.getString("type")));
         }
         JSONObject outcomes = f.getJSONObject("notification_outcomes");
         for (Iterator<String> it = outcomes.keys(); it.hasNext(); ) {
@@ -282,16 +274,8 @@ public class FixturesTest {
         JSONObject f = Fixtures.load("events.json");
         String device = f.getString("device_id");
         for (JSONObject e : Fixtures.objects(f.getJSONArray("in_app_events"))) {
-            Harness h = new Harness().registered(device, "tok");
-            h.http.then(204, "");
             final Object[] got = {null};
-            h.core.reportInAppEvent(e.getString("message_id"), e.getString("type"), r -> got[0] = r);
-            h.scheduler.runDue();
-            HttpTransport.Request r = h.http.last();
-            assertEquals(e.getString("method"), r.method);
-            assertEquals(Harness.BASE + e.getString("path"), r.url);
-            assertTrue(Fixtures.same(e.getJSONObject("body"), new JSONObject(r.body)));
-            checkHeaders(r);
+            expectSent(device, e, core -> core.reportInAppEvent(e.getString("message_id"), e.getString("type"), r -> got[0] = r));
             assertEquals(InAppMessage.EventOutcome.DONE, got[0]);
         }
         JSONObject outcomes = f.getJSONObject("in_app_outcomes");
@@ -322,6 +306,28 @@ public class FixturesTest {
                 }
             }
         }
+    }
+
+    /** Sends an event of the client registered as `device`. */
+    private interface Report {
+        void on(HeraldCore core) throws Exception;
+    }
+
+    /** `report` sends the fixture's event `e` from a registered client, answered 204: it goes out as `e` says. */
+    private static void expectSent(String device, JSONObject e, Report report) throws Exception {
+        Harness h = new Harness().registered(device, "tok");
+        h.http.then(204, "");
+        report.on(h.core);
+        h.scheduler.runDue();
+        checkSent(e, h.http.last());
+    }
+
+    /** The request an event of the fixture sends: its method, path and body, with the client's headers. */
+    private static void checkSent(JSONObject e, HttpTransport.Request r) throws Exception {
+        assertEquals(e.getString("method"), r.method);
+        assertEquals(Harness.BASE + e.getString("path"), r.url);
+        assertTrue(Fixtures.same(e.getJSONObject("body"), new JSONObject(r.body)));
+        checkHeaders(r);
     }
 
     private static void checkHeaders(HttpTransport.Request r) {

@@ -1,0 +1,1 @@
+export declare function ensureDatabase(url: string): Promise<void>;

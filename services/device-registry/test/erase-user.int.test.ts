@@ -1,0 +1,200 @@
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { Platform } from "@herald/proto/common";
+import { InAppEventType, InAppMessageService } from "@herald/proto/in_app_message";
+import { createRpcClient, EVENT_ID } from "@herald/runtime";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apnsToken, fcmToken } from "../../../test/support/device-tokens.js";
+import { startRegistry, type Registry } from "./harness.js";
+import { afterSentinel, waitForEvents } from "./webhook-stream.js";
+
+let r: Registry;
+let nc: NatsConnection;
+let inApp: ReturnType<typeof createRpcClient<typeof InAppMessageService>>;
+
+beforeAll(async () => {
+  r = await startRegistry();
+  nc = await connect({ servers: r.natsUrl });
+  inApp = createRpcClient(InAppMessageService, `http://127.0.0.1:${r.app.port}`, { timeoutMs: 30_000 });
+});
+afterAll(async () => {
+  inApp?.close();
+  await nc?.close();
+  await r?.stop();
+});
+
+async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
+  try {
+    await call;
+  } catch (err) {
+    return ConnectError.from(err);
+  }
+  throw new Error("expected the call to fail");
+}
+
+async function register(appId: string, fields: { externalId?: string; platform?: Platform } = {}) {
+  const platform = fields.platform ?? Platform.IOS;
+  const pushToken = platform === Platform.ANDROID ? fcmToken() : apnsToken();
+  const { device } = await r.client.registerDevice({ appId, pushToken, platform, externalId: fields.externalId });
+  return device!;
+}
+
+describe("LookupDevices", () => {
+  it("answers the app's devices among the ids, in the order asked, leaving out others' and unknown ones", async () => {
+    const appId = randomUUID();
+    const withUser = await register(appId, { externalId: "user-1" });
+    const anonymous = await register(appId, { platform: Platform.ANDROID });
+    const foreign = await register(randomUUID(), { externalId: "user-1" });
+    const { devices } = await r.client.lookupDevices({
+      appId,
+      deviceIds: [anonymous.id.toUpperCase(), randomUUID(), foreign.id, withUser.id, anonymous.id],
+    });
+    expect(devices.map(({ id, externalId, platform }) => ({ id, externalId, platform }))).toEqual([
+      { id: anonymous.id, externalId: "", platform: Platform.ANDROID },
+      { id: withUser.id, externalId: "user-1", platform: Platform.IOS },
+    ]);
+    expect((await r.client.lookupDevices({ appId, deviceIds: [] })).devices).toEqual([]);
+  });
+
+  it("takes 1,000 ids and refuses more, a non-UUID id and a bad app id", async () => {
+    const appId = randomUUID();
+    const device = await register(appId);
+    const many = [...Array.from({ length: 999 }, () => randomUUID()), device.id];
+    expect((await r.client.lookupDevices({ appId, deviceIds: many })).devices.map((d) => d.id)).toEqual([device.id]);
+
+    const tooMany = await rpcError(r.client.lookupDevices({ appId, deviceIds: [...many, randomUUID()] }));
+    expect(tooMany.code).toBe(Code.InvalidArgument);
+    expect(tooMany.rawMessage).toMatch(/at most 1000/);
+    const notUuid = await rpcError(r.client.lookupDevices({ appId, deviceIds: [device.id, "not-a-uuid"] }));
+    expect(notUuid.code).toBe(Code.InvalidArgument);
+    expect(notUuid.rawMessage).toBe("device_ids[1] must be a device id");
+    const badApp = await rpcError(r.client.lookupDevices({ appId: "x", deviceIds: [device.id] }));
+    expect(badApp.code).toBe(Code.InvalidArgument);
+  });
+});
+
+describe("EraseUser", () => {
+  /** The registry's tables that have a device_id column (found, not listed, so a new one is covered). */
+  async function deviceIdTables(): Promise<string[]> {
+    const { rows } = await r.pool.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.columns
+       WHERE table_schema = $1 AND column_name = 'device_id' ORDER BY table_name`,
+      [r.schema],
+    );
+    return rows.map((row) => row.table_name);
+  }
+
+  /** Rows naming any of the devices, per table (devices by id, every other table by device_id). */
+  async function rowsNaming(ids: string[]): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    const count = async (sql: string) => Number((await r.pool.query<{ n: string }>(sql, [ids])).rows[0]!.n);
+    out.devices = await count("SELECT count(*) AS n FROM devices WHERE id = ANY($1::uuid[])");
+    for (const table of await deviceIdTables()) {
+      out[table] = await count(`SELECT count(*) AS n FROM ${table} WHERE device_id = ANY($1::uuid[])`);
+    }
+    return out;
+  }
+
+  const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+  it("deletes the user's devices and every registry row about them, announces user.erased, and a repeat does nothing", async () => {
+    const appId = randomUUID();
+    const erased = [
+      await register(appId, { externalId: "erase-me" }),
+      await register(appId, { externalId: "erase-me", platform: Platform.ANDROID }),
+      await register(appId, { externalId: "erase-me" }),
+    ];
+    await r.client.setOptIn({ id: erased[2]!.id, optedIn: false });
+    const kept = await register(appId, { externalId: "keep-me" });
+    const anonymous = await register(appId);
+    const otherApp = await register(randomUUID(), { externalId: "erase-me" });
+
+    // In-app message state: two messages seen by the first device, one by the second, one by a kept device.
+    const message = async (name: string) =>
+      (
+        await inApp.client.createInAppMessage({
+          appId,
+          settings: {
+            name,
+            contents: { entries: { en: { title: name, body: `${name} body` } } },
+            audience: { target: { case: "all", value: {} } },
+          },
+        })
+      ).message!.id;
+    const [welcome, promo] = [await message("Welcome"), await message("Promo")];
+    const record = (deviceId: string, messageId: string, type: InAppEventType) =>
+      inApp.client.recordInAppMessageEvent({ deviceId, messageId, type });
+    await record(erased[0]!.id, welcome, InAppEventType.IMPRESSION);
+    await record(erased[0]!.id, promo, InAppEventType.DISMISS);
+    await record(erased[1]!.id, welcome, InAppEventType.CLICK);
+    await record(kept.id, welcome, InAppEventType.IMPRESSION);
+
+    const ids = erased.map((d) => d.id);
+    expect(await deviceIdTables()).toContain("in_app_message_devices");
+    const before = await rowsNaming(ids);
+    expect(before).toMatchObject({ devices: 3, in_app_message_devices: 3 });
+
+    const answer = await r.client.eraseUser({ appId, externalId: "erase-me", receipts: 7n, engagements: 2n });
+    expect(answer).toMatchObject({ devices: 3n, inAppStates: 3n });
+    expect(await rowsNaming(ids)).toEqual(Object.fromEntries(Object.keys(before).map((t) => [t, 0])));
+    const err = await rpcError(r.client.getDevice({ id: ids[0]! }));
+    expect(err.code).toBe(Code.NotFound);
+    // Nobody else's: the other user, the anonymous device, the same external id in another app.
+    expect(sumOf(await rowsNaming([kept.id, anonymous.id, otherApp.id]))).toBe(4);
+
+    const events = await waitForEvents(nc, r.names, (es) =>
+      es.some((e) => e.type === "user.erased" && e.appId === appId),
+    );
+    const event = events.find((e) => e.type === "user.erased" && e.appId === appId)!;
+    expect(event.msgId).toBe(event.id);
+    expect(event.id).toMatch(EVENT_ID);
+    expect(event.id).toMatch(/^user\.erased\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(event.data).toEqual({
+      app_id: appId,
+      external_id: "erase-me",
+      devices: 3,
+      receipts: 7,
+      engagements: 2,
+      in_app_states: 3,
+    });
+
+    // A repeat (the caller found nothing left either) answers zeros and announces nothing.
+    const repeat = await r.client.eraseUser({ appId, externalId: "erase-me" });
+    expect(repeat).toMatchObject({ devices: 0n, inAppStates: 0n });
+    const all = await afterSentinel(r, nc);
+    expect(all.filter((e) => e.type === "user.erased" && e.appId === appId)).toHaveLength(1);
+  });
+
+  it("announces an erasure of receipts or engagement the caller made even when the registry had no device", async () => {
+    const appId = randomUUID();
+    const answer = await r.client.eraseUser({ appId: appId.toUpperCase(), externalId: "gone-user", receipts: 4n });
+    expect(answer).toMatchObject({ devices: 0n, inAppStates: 0n });
+    const events = await waitForEvents(nc, r.names, (es) => es.some((e) => e.data.external_id === "gone-user"));
+    const event = events.find((e) => e.data.external_id === "gone-user")!;
+    expect(event.appId).toBe(appId);
+    expect(event.data).toEqual({
+      app_id: appId,
+      external_id: "gone-user",
+      devices: 0,
+      receipts: 4,
+      engagements: 0,
+      in_app_states: 0,
+    });
+  });
+
+  it("refuses a bad app id and an empty, too long or control-character external id", async () => {
+    const appId = randomUUID();
+    const device = await register(appId, { externalId: "x" });
+    for (const [badApp, externalId] of [
+      ["nope", "x"],
+      [appId, ""],
+      [appId, "a".repeat(256)],
+      [appId, "x\u0000"],
+    ] as const) {
+      const err = await rpcError(r.client.eraseUser({ appId: badApp, externalId }));
+      expect(err.code).toBe(Code.InvalidArgument);
+    }
+    expect((await r.client.getDevice({ id: device.id })).device?.id).toBe(device.id);
+  });
+});
