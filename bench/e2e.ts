@@ -36,6 +36,7 @@ export const ROLES = [
   "sender-apns",
   "sender-fcm",
   "sender-webpush",
+  "webhooks",
   "gateway",
 ] as const;
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, mkdirSync } from "node:fs";
 import path from "node:path";
-import { CLI_BUNDLE, CLI_COMPILED, heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
+import { CLI_BUNDLE, CLI_COMPILED, DEFAULT_PORTS, heraldProcesses, type HeraldPorts } from "../scripts/processes.mjs";
 import { freePort } from "../test/support/stack.js";
 import { untilServing } from "../test/support/wait.js";
 import { LOG_DIR, root } from "./common.js";
@@ -54,20 +54,7 @@ export async function startBuiltStack(opts: {
     `${String(++stacks).padStart(3, "0")}-${(opts.label ?? opts.roles.join(" ")).replace(/[^a-z0-9]+/gi, "-")}`,
   );
   mkdirSync(logDir, { recursive: true });
-  const names = [
-    "providerSim",
-    "providerSimAdmin",
-    "credential",
-    "credentialAdmin",
-    "deviceRegistry",
-    "deviceRegistryAdmin",
-    "campaign",
-    "campaignAdmin",
-    "senderApns",
-    "senderFcm",
-    "senderWebpush",
-    "gateway",
-  ] as const;
+  const names = Object.keys(DEFAULT_PORTS) as (keyof HeraldPorts)[];
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()]))) as HeraldPorts;
   const defs = heraldProcesses(ports, opts.providers).filter((p) => opts.roles.includes(p.name));
   for (const [role, n] of Object.entries(opts.replicas ?? {})) {

@@ -16,8 +16,8 @@ import { cpuOfNamed, cpuSeconds, INFRA_PROCESSES, peakRss } from "./proc-stats.j
 // the bulk import (POST /v1/devices/import) of an NDJSON file. Each side's CPU is counted
 // where it is spent: its own processes, the shared servers, the load generator.
 
-// The gateway is ready only with all three API services up, so the campaign service runs too.
-const INGEST_ROLES = ["credential", "device-registry", "campaign", "gateway"];
+// The gateway is ready only with all the API services up, so the campaign and webhooks services run too.
+const INGEST_ROLES = ["credential", "device-registry", "campaign", "webhooks", "gateway"];
 const SECONDS = option("seconds", QUICK ? 5 : 10);
 /**
  * Unmeasured load before each side's measured seconds: a freshly started gateway's JIT

@@ -12,7 +12,8 @@ const builtIndex = path.join(consoleDir, "dist", "index.html");
 /** What the build reads, relative to console/: its own sources and the typed client's (@herald/client). */
 const SOURCES = ["src", "index.html", "vite.config.ts", "package.json", "tsconfig.json", "../packages/client/src"];
 
-function newestMtime(p) {
+/** The newest modification time (ms) of a file or of anything in a folder; 0 when it does not exist. */
+export function newestMtime(p) {
   if (!existsSync(p)) return 0;
   const st = statSync(p);
   if (!st.isDirectory()) return st.mtimeMs;

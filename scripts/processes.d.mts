@@ -5,7 +5,10 @@ export interface HeraldProcess {
   /** Node arguments of the production build (paths relative to the repository or a staged release). */
   built: string[];
   stage: number;
+  /** Port of its /healthz. */
   health: number;
+  /** Path on the health port that answers 200 once it serves: /readyz, the simulator's /healthz. */
+  ready: string;
   env: Record<string, string>;
 }
 export type HeraldPorts = Record<
@@ -20,6 +23,8 @@ export type HeraldPorts = Record<
   | "senderApns"
   | "senderFcm"
   | "senderWebpush"
+  | "webhooks"
+  | "webhooksAdmin"
   | "gateway",
   number
 >;

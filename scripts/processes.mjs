@@ -1,6 +1,6 @@
 // The processes that make up a running Herald, in start order, with the environment
-// that wires them together: used by dev mode and by the end-to-end tests, so both run
-// exactly the same commands. `ports` names each process's ports; DEFAULT_PORTS are
+// that wires them together: used by `npm start` and `npm run dev` (scripts/start.mjs), the
+// end-to-end tests and the bench, so all run exactly the same commands. `ports` names each process's ports; DEFAULT_PORTS are
 // docs/design.md §6 Local ports.
 export const DEFAULT_PORTS = {
   providerSim: 4443,
@@ -94,7 +94,7 @@ export const CLI_COMPILED = "packages/cli/build/main.js";
 
 /**
  * A Herald role's process (see heraldProcesses), its node arguments from source (dev mode,
- * tests) and as built (the image, the bench).
+ * tests) and as built (`npm start`, the image, the bench).
  */
 const role = (name, stage, health, env) => ({
   name,
@@ -102,15 +102,17 @@ const role = (name, stage, health, env) => ({
   built: [...nodeFlagsOf(name), CLI_BUNDLE, name],
   stage,
   health,
+  // 200 once its dependencies answer (packages/runtime/src/admin-server.ts; the gateway's own).
+  ready: "/readyz",
   env,
 });
 
 /**
  * Process definitions: { name, args (node arguments after SOURCE_NODE_ARGS), built (node
  * arguments of the production build, paths relative to the repository or a staged
- * release), env, health (port of /healthz), stage }. Same stage: started together. Every
- * Herald role goes through the `herald` command, as in production; the simulator has its
- * own entry.
+ * release), env, health (port of /healthz), ready (the path on that port that answers 200
+ * once the process serves), stage }. Same stage: started together. Every Herald role goes
+ * through the `herald` command, as in production; the simulator has its own entry.
  */
 export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(ports)) {
   const rpc = (port) => `http://127.0.0.1:${port}`;
@@ -121,6 +123,7 @@ export function heraldProcesses(ports = DEFAULT_PORTS, providers = providerUrls(
       built: ["services/provider-sim/dist/main.js"],
       stage: 0,
       health: ports.providerSimAdmin,
+      ready: "/healthz",
       env: { PORT: ports.providerSim, ADMIN_PORT: ports.providerSimAdmin },
     },
     role("credential", 0, ports.credentialAdmin, { PORT: ports.credential, ADMIN_PORT: ports.credentialAdmin }),

@@ -15,15 +15,7 @@ import { ApiKeyVerifier, verifyWith } from "./auth/api-key-verifier.js";
 import { PUSH_TOKEN_HEADER } from "./client-key-policy.js";
 import { createJwtVerifier } from "./auth/jwt-verifier.js";
 import { createSessionVerifier } from "./auth/session-verifier.js";
-import type {
-  AndroidChannelClient,
-  CampaignClient,
-  CredentialClient,
-  DeviceClient,
-  IdentityClient,
-  InAppMessageClient,
-  WebhookClient,
-} from "./backends.js";
+import type { BackendClients } from "./backends.js";
 import type { Config } from "./config.js";
 import { LoginThrottle } from "./oauth/login-throttle.js";
 import { OAuthServer } from "./oauth/oauth-server.js";
@@ -87,15 +79,9 @@ export type AppConfig = Pick<
   | "trustProxy"
 >;
 
-export interface BuildOptions {
+/** The backends' clients, and what else the gateway is built with. */
+export interface BuildOptions extends BackendClients {
   config: AppConfig;
-  credential: CredentialClient;
-  identity: IdentityClient;
-  devices: DeviceClient;
-  campaigns: CampaignClient;
-  androidChannels: AndroidChannelClient;
-  inAppMessages: InAppMessageClient;
-  webhooks: WebhookClient;
   redis: Redis;
   log: Logger;
   /** Milliseconds since the epoch; tests may pin it. */

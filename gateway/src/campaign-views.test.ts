@@ -4,6 +4,7 @@ import { CampaignSchema, CampaignStatus, CampaignTargetSchema, Priority } from "
 import { Platform } from "@herald/proto/common";
 import { SegmentSchema } from "@herald/proto/device";
 import { describe, expect, it } from "vitest";
+import { noCounts } from "../test/campaign-stats.js";
 import { campaignStatsView, campaignView, segmentRuleView, segmentView, targetView } from "./campaign-views.js";
 
 const T1 = timestampFromDate(new Date("2026-11-21T10:00:00.000Z"));
@@ -46,16 +47,7 @@ describe("campaignView", () => {
       collapse_id: null,
       image_url: null,
       failure_reason: null,
-      stats: {
-        campaign_id: CAMPAIGN_ID,
-        sent: 0,
-        delivered: 0,
-        failed: 0,
-        bounced: 0,
-        throttled: 0,
-        received: 0,
-        clicked: 0,
-      },
+      stats: noCounts(CAMPAIGN_ID),
     });
   });
 
@@ -151,16 +143,7 @@ describe("targetView", () => {
 
 describe("campaignStatsView", () => {
   it("renders zeros when the backend sent no counters", () => {
-    expect(campaignStatsView(CAMPAIGN_ID, undefined)).toEqual({
-      campaign_id: CAMPAIGN_ID,
-      sent: 0,
-      delivered: 0,
-      failed: 0,
-      bounced: 0,
-      throttled: 0,
-      received: 0,
-      clicked: 0,
-    });
+    expect(campaignStatsView(CAMPAIGN_ID, undefined)).toEqual(noCounts(CAMPAIGN_ID));
   });
 });
 

@@ -1,13 +1,11 @@
 import { createECDH, randomBytes } from "node:crypto";
 import { Platform } from "@herald/proto/common";
-import Fastify, { type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { describe, expect, it } from "vitest";
 import { CLIENT_KEY_REFUSED, clientKeyDenial, PUSH_TOKEN_HEADER, PUSH_TOKEN_REQUIRED } from "./client-key-policy.js";
 import { possessesDevice } from "./device-possession.js";
-import { registerRoleCheck } from "./member-roles.js";
-import { registerErrorHandling } from "./plugins/error-handling.js";
 import type { Principal } from "./principal.js";
-import { errorSchema } from "./schemas/common.js";
+import { roleCheckedApp } from "../test/role-check-app.js";
 
 const ORG = "aaaaaaaa-0000-4000-8000-000000000001";
 const APP = "bbbbbbbb-0000-4000-8000-000000000001";
@@ -54,24 +52,8 @@ describe("possessesDevice", () => {
   });
 });
 
-async function appWith(routes: (scope: FastifyInstance) => void, schemas = new Map<string, unknown>()) {
-  const app = Fastify();
-  app.addSchema(errorSchema);
-  registerErrorHandling(app);
-  await app.register(
-    async (v1) => {
-      v1.decorateRequest("principal", null);
-      v1.addHook("onRequest", async (request) => {
-        request.principal = principals[String(request.headers["x-as"])] ?? null;
-      });
-      registerRoleCheck(v1);
-      v1.addHook("onRoute", (route) => void schemas.set(`${String(route.method)} ${route.url}`, route.schema));
-      routes(v1);
-    },
-    { prefix: "/v1" },
-  );
-  return app;
-}
+const appWith = (routes: (scope: FastifyInstance) => void, schemas?: Map<string, unknown>) =>
+  roleCheckedApp((as) => principals[as] ?? null, routes, schemas);
 
 describe("the client-key rule in the role hook", () => {
   it("refuses an unknown declaration when the route is registered", async () => {

@@ -1,9 +1,8 @@
-import Fastify, { type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { describe, expect, it } from "vitest";
-import { accessDenial, registerRoleCheck, ROLES, roleAtLeast } from "./member-roles.js";
-import { registerErrorHandling } from "./plugins/error-handling.js";
+import { accessDenial, ROLES, roleAtLeast } from "./member-roles.js";
 import type { Principal, Role } from "./principal.js";
-import { errorSchema } from "./schemas/common.js";
+import { roleCheckedApp } from "../test/role-check-app.js";
 
 const ORG = "aaaaaaaa-0000-4000-8000-000000000001";
 const apiKey: Principal = { orgId: ORG, scope: "org", identity: "key:k", rateLimitPerMinute: 1000 };
@@ -41,29 +40,9 @@ describe("roles", () => {
   });
 });
 
-/** A scope like /v1: the principal comes from a test header instead of a token. */
-async function appWith(
-  routes: (scope: FastifyInstance) => void,
-  schemas = new Map<string, unknown>(),
-): Promise<FastifyInstance> {
-  const app = Fastify();
-  app.addSchema(errorSchema);
-  registerErrorHandling(app);
-  await app.register(
-    async (v1) => {
-      v1.decorateRequest("principal", null);
-      v1.addHook("onRequest", async (request) => {
-        const as = String(request.headers["x-as"]);
-        request.principal = as === "key" ? apiKey : session(as as Role);
-      });
-      registerRoleCheck(v1);
-      v1.addHook("onRoute", (route) => void schemas.set(`${String(route.method)} ${route.url}`, route.schema));
-      routes(v1);
-    },
-    { prefix: "/v1" },
-  );
-  return app;
-}
+/** The principal named by the test header: the API key, or a session of that role. */
+const appWith = (routes: (scope: FastifyInstance) => void, schemas?: Map<string, unknown>) =>
+  roleCheckedApp((as) => (as === "key" ? apiKey : session(as as Role)), routes, schemas);
 
 describe("registerRoleCheck", () => {
   it("refuses to register a route that declares no role", async () => {

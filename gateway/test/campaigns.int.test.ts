@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { apnsToken } from "../../test/support/device-tokens.js";
+import { noCounts } from "./campaign-stats.js";
 import {
   appScopedKey,
   createApp,
@@ -24,17 +25,6 @@ const sendBody = (appId: string, extra: Record<string, unknown> = {}) => ({
   name: "Spring sale",
   contents: content,
   ...extra,
-});
-/** A campaign's stats before any outcome. */
-const noCounts = (campaignId: string) => ({
-  campaign_id: campaignId,
-  sent: 0,
-  delivered: 0,
-  failed: 0,
-  bounced: 0,
-  throttled: 0,
-  received: 0,
-  clicked: 0,
 });
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 

@@ -1,7 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
-import { createLogger, createPool, readEnv, streamNames } from "@herald/runtime";
+import { createLogger, readEnv } from "@herald/runtime";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { Redis } from "ioredis";
 import { expect, inject } from "vitest";
@@ -12,6 +10,7 @@ import { configSpec as deviceConfigSpec } from "../../services/device-registry/s
 import { start as startDeviceRegistry } from "../../services/device-registry/src/server.js";
 import { configSpec as webhooksConfigSpec } from "../../services/webhooks/src/config.js";
 import { start as startWebhooks } from "../../services/webhooks/src/server.js";
+import { dropServiceData, serviceTestEnv } from "../../test/support/service-env.js";
 import { uniqueName } from "../../test/support/unique.js";
 import { build, type AppConfig } from "../src/app.js";
 import { connectBackends } from "../src/backends.js";
@@ -69,35 +68,29 @@ export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = 
     },
     { log },
   );
-  // What every service below reads from its environment besides its own schema and settings.
-  const shared = {
-    DATABASE_URL: infra.databaseUrl,
-    NATS_URL: infra.natsUrl,
-    NATS_NAMESPACE: namespace,
-    PORT: "0",
-    ADMIN_PORT: "0",
-  };
+  // What each service below reads from its environment: its own schema, the shared namespace.
+  const env = (suffix: string, extra: Record<string, string>) =>
+    serviceTestEnv(infra, { schema: `${id}_${suffix}`, namespace }, extra);
   const registry = await startDeviceRegistry(
-    readEnv(deviceConfigSpec, { ...shared, DB_SCHEMA: `${id}_dev`, HERALD_WEBPUSH_ALLOW_PRIVATE: "1" }),
+    readEnv(deviceConfigSpec, env("dev", { HERALD_WEBPUSH_ALLOW_PRIVATE: "1" })),
     { log },
   );
   const campaign = await startCampaign(
-    readEnv(campaignConfigSpec, {
-      ...shared,
-      DB_SCHEMA: `${id}_cmp`,
-      DEVICE_REGISTRY_URL: `http://127.0.0.1:${registry.port}`,
-      SCHEDULER_INTERVAL_MS: "100",
-    }),
+    readEnv(
+      campaignConfigSpec,
+      env("cmp", { DEVICE_REGISTRY_URL: `http://127.0.0.1:${registry.port}`, SCHEDULER_INTERVAL_MS: "100" }),
+    ),
     { log },
   );
   const webhooks = await startWebhooks(
-    readEnv(webhooksConfigSpec, {
-      ...shared,
-      DB_SCHEMA: `${id}_whk`,
-      HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
-      HERALD_WEBHOOK_ALLOW_PRIVATE: "1",
-      HERALD_WEBHOOK_POLL_MS: "100",
-    }),
+    readEnv(
+      webhooksConfigSpec,
+      env("whk", {
+        HERALD_MASTER_KEY: randomBytes(32).toString("base64"),
+        HERALD_WEBHOOK_ALLOW_PRIVATE: "1",
+        HERALD_WEBHOOK_POLL_MS: "100",
+      }),
+    ),
     { log },
   );
   return {
@@ -114,24 +107,7 @@ export async function startBackends(opts: { bootstrapAdmin?: BootstrapAdmin } = 
       await campaign.close();
       await registry.close();
       await credential.close();
-      const pool = createPool({ url: infra.databaseUrl, schema: "public", max: 1 });
-      try {
-        for (const schema of [`${id}_cred`, `${id}_dev`, `${id}_cmp`, `${id}_whk`])
-          await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      } finally {
-        await pool.end();
-      }
-      const nc = await connect({ servers: infra.natsUrl });
-      try {
-        const jsm = await jetstreamManager(nc);
-        const names = streamNames(namespace);
-        // A stream takes its consumers with it.
-        for (const stream of [names.eventsStream, names.deliveryStream, names.outcomesStream, names.webhooksStream]) {
-          await jsm.streams.delete(stream).catch(() => false);
-        }
-      } finally {
-        await nc.close();
-      }
+      await dropServiceData(infra, [`${id}_cred`, `${id}_dev`, `${id}_cmp`, `${id}_whk`], namespace);
     },
   };
 }

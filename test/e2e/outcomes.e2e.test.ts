@@ -6,6 +6,7 @@ import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SimAdminClient } from "@herald/provider-sim/admin-client";
+import { WEBHOOK_EVENT_TYPES } from "@herald/runtime";
 import type { Rest } from "../support/herald-client.js";
 import { waitForCampaign } from "../support/herald-client.js";
 import { configureMixedApp, type ConfiguredApp } from "../support/mixed-app.js";
@@ -78,17 +79,8 @@ beforeAll(async () => {
   api = app.api;
   const hook = await api("POST", `/v1/apps/${app.appId}/webhooks`, {
     url: receiverUrl,
-    events: [
-      "campaign.started",
-      "campaign.completed",
-      "campaign.cancelled",
-      "device.invalidated",
-      "device.opted_out",
-      "device.opted_in",
-      "deliveries.failed",
-      "deliveries.bounced",
-      "user.erased",
-    ],
+    // Every type a change announces (webhook.test goes only to the endpoint tested).
+    events: WEBHOOK_EVENT_TYPES.filter((t) => t !== "webhook.test"),
   });
   expect(hook.status, hook.text).toBe(201);
   secret = hook.body.secret;

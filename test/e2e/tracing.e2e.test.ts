@@ -1,6 +1,11 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SimAdminClient } from "@herald/provider-sim/admin-client";
+import { createPool, streamNames, webhookOutboxEvent, writeOutbox } from "@herald/runtime";
 import { waitForCampaign, type Rest } from "../support/herald-client.js";
 import { createMixedApp } from "../support/mixed-app.js";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.js";
@@ -20,6 +25,9 @@ let api: Rest;
 let sim: SimAdminClient;
 let appId: string;
 const secrets: string[] = [];
+/** A webhook endpoint's receiver: the webhook-id of every request. */
+let hooks: http.Server | undefined;
+const hooked: string[] = [];
 
 const traceparent = () => {
   const traceId = randomBytes(16).toString("hex");
@@ -70,9 +78,28 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  hooks?.closeAllConnections();
+  hooks?.close();
   await stack?.stop();
   await receiver?.close();
 });
+
+/** The traceparent header of the message with this JetStream dedup id in the stack's WEBHOOKS stream. */
+async function webhookMessageTraceparent(msgId: string): Promise<string | undefined> {
+  const names = streamNames(stack.process("webhooks").env.NATS_NAMESPACE);
+  const nc = await connect({ servers: inject("infra").natsUrl });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const { state } = await jsm.streams.info(names.webhooksStream);
+    for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
+      const m = await jsm.streams.getMessage(names.webhooksStream, { seq });
+      if (m?.header.get("Nats-Msg-Id") === msgId) return m.header.get("traceparent") || undefined;
+    }
+    throw new Error(`no message ${msgId} in ${names.webhooksStream}`);
+  } finally {
+    await nc.close();
+  }
+}
 
 describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
   it("turns one send with an incoming traceparent into one trace from the gateway to each provider request", async () => {
@@ -195,6 +222,112 @@ describe("tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)", () => {
     );
     expect(creator, "the creating RPC's span").toBeDefined();
     expect(firing.links.find((l) => l.traceId === tp.traceId)?.spanId).toBe(creator!.spanId);
+  }, 120_000);
+
+  it("links each webhook attempt to the trace of the change its event announces", async () => {
+    hooks = http.createServer((req, res) => {
+      hooked.push(String(req.headers["webhook-id"]));
+      req.resume().on("end", () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => hooks!.listen(0, "127.0.0.1", resolve));
+    // A path that is a capability, as some receivers' are: it must not reach a span.
+    const hookPath = `/hooks/${randomBytes(16).toString("hex")}`;
+    const created = await api("POST", `/v1/apps/${appId}/webhooks`, {
+      url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}${hookPath}`,
+      events: ["campaign.started", "webhook.test"],
+    });
+    expect(created.status, created.text).toBe(201);
+    secrets.push(created.body.secret, hookPath);
+    const webhooksDb = createPool({ url: inject("infra").databaseUrl, schema: stack.schemas.webhooks! });
+    const campaignDb = createPool({ url: inject("infra").databaseUrl, schema: stack.schemas.campaign! });
+    const storedContext = async (eventId: string) =>
+      (
+        await webhooksDb.query<{ trace_context: string | null }>("SELECT trace_context FROM events WHERE id = $1", [
+          eventId,
+        ])
+      ).rows[0]?.trace_context;
+    /** The dispatcher's spans of an event (recording, first attempt) and, when it was traced, its producer span. */
+    const spansOf = async (eventId: string, traced: boolean) => {
+      const find = (spans: ReceivedSpan[], name: string, key: string) =>
+        spans.find((x) => x.name === name && x.attributes[key] === eventId);
+      const found = (spans: ReceivedSpan[]) => ({
+        spans,
+        attempt: find(spans, "webhook.attempt", "herald.webhook.event_id")!,
+        recorded: find(spans, "record webhook event", "herald.webhook.event_id")!,
+        producer: find(spans, "publish webhook", "messaging.message.id"),
+      });
+      return found(
+        await spansUntil((s) => {
+          const f = found(s);
+          return Boolean(f.attempt && f.recorded && (f.producer || !traced));
+        }, `the spans of ${eventId}`),
+      );
+    };
+    try {
+      // campaign.started: written by the fan-out's claim, in the trace of the send that created it.
+      const tp = traceparent();
+      const res = await api(
+        "POST",
+        "/v1/push/send",
+        { app_id: appId, name: "announced", contents: { en: { title: "Hooked" } } },
+        { traceparent: tp.header },
+      );
+      expect(res.status, res.text).toBe(201);
+      const started = `campaign.started.${res.body.id}`;
+      const { spans, attempt, recorded, producer } = await spansOf(started, true);
+      expect(hooked).toContain(started);
+      // The relay published it in a producer span of the send's trace, under the campaign's creation…
+      expect(producer).toMatchObject({ traceId: tp.traceId, service: "herald-campaign", kind: SPAN_KIND.producer });
+      const creator = spans.find((s) => s.spanId === producer!.parentSpanId);
+      expect(creator).toMatchObject({ service: "herald-campaign", kind: SPAN_KIND.server });
+      expect(creator!.name).toMatch(/\/CreateCampaign$/);
+      // …whose context the message carried and the dispatcher kept with the event…
+      const carried = `00-${tp.traceId}-${producer!.spanId}-01`;
+      expect(await webhookMessageTraceparent(started)).toBe(carried);
+      expect(await storedContext(started)).toBe(carried);
+      // …and both the recording and the attempt, each a trace of its own, link to it.
+      expect(recorded).toMatchObject({ kind: SPAN_KIND.consumer, service: "herald-webhooks" });
+      expect(recorded!.traceId).not.toBe(tp.traceId);
+      expect(recorded!.links).toEqual([{ traceId: tp.traceId, spanId: producer!.spanId }]);
+      expect(attempt).toMatchObject({ kind: SPAN_KIND.client, service: "herald-webhooks" });
+      expect(attempt.traceId).not.toBe(tp.traceId);
+      expect(attempt.links).toEqual([{ traceId: tp.traceId, spanId: producer!.spanId }]);
+      expect(attempt.attributes["herald.campaign.id"]).toBe(res.body.id);
+
+      // webhook.test, published at once by the webhooks service: in the trace of its request.
+      const tp2 = traceparent();
+      const test = await api("POST", `/v1/apps/${appId}/webhooks/${created.body.id}/test`, undefined, {
+        traceparent: tp2.header,
+      });
+      expect(test.status, test.text).toBe(202);
+      const tested = await spansOf(test.body.event_id, true);
+      expect(tested.producer).toMatchObject({ traceId: tp2.traceId, service: "herald-webhooks" });
+      expect(tested.attempt.links).toEqual([{ traceId: tp2.traceId, spanId: tested.producer!.spanId }]);
+
+      // A row written outside any trace (here by the test, which traces nothing): the relay
+      // publishes it without trace headers, the dispatcher keeps NULL, nothing is linked.
+      const campaignId = randomUUID();
+      const untraced = `campaign.started.${campaignId}`;
+      await writeOutbox(campaignDb, [
+        webhookOutboxEvent({
+          id: untraced,
+          type: "campaign.started",
+          appId,
+          timestamp: new Date(),
+          data: { campaign_id: campaignId, app_id: appId, started_at: new Date().toISOString() },
+        }),
+      ]);
+      const plain = await spansOf(untraced, false);
+      expect(hooked).toContain(untraced);
+      expect(await webhookMessageTraceparent(untraced)).toBeUndefined();
+      expect(await storedContext(untraced)).toBeNull();
+      expect(plain.recorded.links).toEqual([]);
+      expect(plain.attempt.links).toEqual([]);
+      expect(plain.producer).toBeUndefined();
+    } finally {
+      await webhooksDb.end();
+      await campaignDb.end();
+    }
   }, 120_000);
 
   it("puts no push token, endpoint, key or secret in any attribute of any span", () => {

@@ -6,15 +6,20 @@ import { afterAll, beforeAll } from "vitest";
  * The answer stands for what `start` resolved to (its properties are read through to it), so
  * the tests can name it at module level; reading it before beforeAll has run throws. Methods
  * are called with the stand-in as `this`: give `start` a plain object (no #private fields).
+ * `timeoutMs` bounds the start and the stop (the project's hook timeout when unset).
  */
-export function suiteFixture<T extends object>(start: () => Promise<T>, stop: (started: T) => Promise<void>): T {
+export function suiteFixture<T extends object>(
+  start: () => Promise<T>,
+  stop: (started: T) => Promise<void>,
+  timeoutMs?: number,
+): T {
   let started: T | undefined;
   beforeAll(async () => {
     started = await start();
-  });
+  }, timeoutMs);
   afterAll(async () => {
     if (started) await stop(started);
-  });
+  }, timeoutMs);
   return new Proxy({} as T, {
     get(_target, prop) {
       if (started) return Reflect.get(started, prop);

@@ -1,5 +1,7 @@
 import { Button, Group, Modal, Text } from "@mantine/core";
+import type { FetchResult } from "@herald/client";
 import { useState, type ReactNode } from "react";
+import { attempt } from "./feedback";
 
 interface ConfirmButtonProps {
   /** The button's text, e.g. "Delete". */
@@ -9,13 +11,18 @@ interface ConfirmButtonProps {
   title: string;
   children: ReactNode;
   confirmLabel?: string;
-  onConfirm: () => Promise<unknown>;
+  /** The API call confirmed; a failure is reported as a notification (attempt). */
+  call: () => Promise<FetchResult<unknown>>;
+  /** The notification of a success. */
+  success: string;
+  /** Runs after the call, whatever it answered (a reload of what it changed). */
+  onDone: () => void;
   disabled?: boolean;
   color?: string;
   size?: string;
 }
 
-/** A destructive action behind a confirmation dialog. */
+/** A destructive API call behind a confirmation dialog. */
 export function ConfirmButton(props: ConfirmButtonProps) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -44,7 +51,7 @@ export function ConfirmButton(props: ConfirmButtonProps) {
             onClick={async () => {
               setBusy(true);
               try {
-                await props.onConfirm();
+                await attempt(props.call, props.success).then(props.onDone);
               } finally {
                 setBusy(false);
                 setOpen(false);

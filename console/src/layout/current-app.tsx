@@ -23,6 +23,19 @@ export function useCurrentApp(): CurrentApp {
   return value;
 }
 
+/**
+ * The app a page of one app (/apps/{id}/…) shows, loaded from the API; once loaded it is
+ * the current app of the per-app pages too.
+ */
+export function useAppOfPage(appId: string) {
+  const { selectApp } = useCurrentApp();
+  const app = useApi("/v1/apps/{app_id}", { params: { path: { app_id: appId } } });
+  useEffect(() => {
+    if (app.data) selectApp(app.data.id);
+  }, [app.data, selectApp]);
+  return app;
+}
+
 export function CurrentAppProvider({ children }: { children: ReactNode }) {
   const { data, loading, error, reload } = useApi("/v1/apps", { params: { query: { per_page: 200 } } });
   const [selected, setSelected] = useState<string | null>(() => sessionStorage.getItem(KEY));

@@ -1,21 +1,10 @@
-import {
-  Alert,
-  Button,
-  ColorInput,
-  Group,
-  Modal,
-  Select,
-  SimpleGrid,
-  Stack,
-  Switch,
-  Textarea,
-  TextInput,
-} from "@mantine/core";
+import { Alert, ColorInput, Modal, Select, SimpleGrid, Stack, Switch, Textarea, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { type Schemas, unwrap } from "@herald/client";
 import { herald } from "../api/herald";
 import { ErrorAlert, notifySuccess } from "../components/feedback";
+import { FormActions } from "../components/submit-form";
 import {
   type ChannelValues,
   changedSettings,
@@ -178,14 +167,7 @@ export function AndroidChannelForm({ app, channel, onClose, onSaved }: ChannelFo
             {...form.getInputProps("group")}
           />
           <ErrorAlert error={error} title={channel ? "The channel was not saved" : "The channel was not created"} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={form.submitting}>
-              {channel ? "Save channel" : "Create channel"}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} busy={form.submitting} submit={channel ? "Save channel" : "Create channel"} />
         </Stack>
       </form>
     </Modal>

@@ -1,13 +1,15 @@
-import { Anchor, Breadcrumbs, Button, ColorSwatch, Group, Stack, Table, Text } from "@mantine/core";
-import { useEffect, useState } from "react";
-import type { Schemas } from "@herald/client";
+import { Anchor, Breadcrumbs, Button, ColorSwatch, Group, Stack, Text } from "@mantine/core";
+import { useState } from "react";
+import type { FetchResult, Schemas } from "@herald/client";
 import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
+import { ApiList } from "../components/api-list";
 import { ConfirmButton } from "../components/confirm";
-import { attempt, ErrorAlert, Loading } from "../components/feedback";
+import { DataTable } from "../components/data-table";
+import { ErrorAlert, Loading } from "../components/feedback";
 import { PageHeader } from "../components/page-header";
-import { useCurrentApp } from "../layout/current-app";
+import { useAppOfPage } from "../layout/current-app";
 import { canManageApps } from "../roles";
 import { linkProps } from "../routing";
 import { AndroidChannelForm } from "./android-channel-form";
@@ -18,16 +20,11 @@ type AndroidChannel = Schemas["AndroidChannel"];
 /** The notification channels an app's Android devices create when they sync. */
 export function AndroidChannelsPage({ appId }: { appId: string }) {
   const { me } = useSession();
-  const { selectApp } = useCurrentApp();
-  const app = useApi("/v1/apps/{app_id}", { params: { path: { app_id: appId } } });
+  const app = useAppOfPage(appId);
   // One page always: an app has at most 100 channels.
   const channels = useApi("/v1/apps/{app_id}/android-channels", { params: { path: { app_id: appId } } });
   const [editing, setEditing] = useState<AndroidChannel | "new">();
   const manage = canManageApps(me.role);
-
-  useEffect(() => {
-    if (app.data) selectApp(app.data.id);
-  }, [app.data, selectApp]);
 
   if (app.error) return <ErrorAlert error={app.error} title="Could not load the app" />;
   if (!app.data) return <Loading />;
@@ -48,27 +45,25 @@ export function AndroidChannelsPage({ appId }: { appId: string }) {
         libraries create these channels on devices when they sync; a campaign names one as its Android channel.
         {manage ? "" : " Your role can view channels; an admin changes them."}
       </Text>
-      <ErrorAlert error={channels.error} title="Could not load the channels" />
-      {!list ? (
-        !channels.error && <Loading />
-      ) : list.data.length === 0 ? (
-        <Text>No Android channels for {app.data.name} yet.</Text>
-      ) : (
-        <ChannelTable
-          channels={list.data}
-          manage={manage}
-          onEdit={setEditing}
-          onDelete={(c) =>
-            attempt(
-              () =>
-                herald.DELETE("/v1/apps/{app_id}/android-channels/{channel_id}", {
-                  params: { path: { app_id: appId, channel_id: c.id } },
-                }),
-              `Channel ${c.name} deleted`,
-            ).then(channels.reload)
-          }
-        />
-      )}
+      <ApiList
+        list={channels}
+        empty={`No Android channels for ${app.data.name} yet.`}
+        errorTitle="Could not load the channels"
+      >
+        {(rows) => (
+          <ChannelTable
+            channels={rows}
+            manage={manage}
+            onEdit={setEditing}
+            deleteCall={(c) => () =>
+              herald.DELETE("/v1/apps/{app_id}/android-channels/{channel_id}", {
+                params: { path: { app_id: appId, channel_id: c.id } },
+              })
+            }
+            onDeleted={channels.reload}
+          />
+        )}
+      </ApiList>
       {list && (
         <Text size="sm" mt="sm">
           {list.total} of {list.per_page} channels
@@ -93,73 +88,71 @@ interface ChannelTableProps {
   channels: AndroidChannel[];
   manage: boolean;
   onEdit: (c: AndroidChannel) => void;
-  onDelete: (c: AndroidChannel) => Promise<unknown>;
+  /** The API call that deletes the channel. */
+  deleteCall: (c: AndroidChannel) => () => Promise<FetchResult<unknown>>;
+  onDeleted: () => void;
 }
 
-function ChannelTable({ channels, manage, onEdit, onDelete }: ChannelTableProps) {
+function ChannelTable({ channels, manage, onEdit, deleteCall, onDeleted }: ChannelTableProps) {
   return (
-    <Table.ScrollContainer minWidth={900}>
-      <Table striped verticalSpacing="sm" aria-label="Android channels">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Channel ID</Table.Th>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Importance</Table.Th>
-            <Table.Th>Sound</Table.Th>
-            <Table.Th>Vibration</Table.Th>
-            <Table.Th>Lights</Table.Th>
-            <Table.Th>Badge</Table.Th>
-            <Table.Th>Group</Table.Th>
-            <Table.Th aria-label="Actions" />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {channels.map((c) => (
-            <Table.Tr key={c.id}>
-              <Table.Td>
-                <Text ff="monospace" size="sm">
-                  {c.id}
+    <DataTable
+      label="Android channels"
+      minWidth={900}
+      rows={channels}
+      rowKey={(c) => c.id}
+      columns={[
+        {
+          header: "Channel ID",
+          cell: (c) => (
+            <Text ff="monospace" size="sm">
+              {c.id}
+            </Text>
+          ),
+        },
+        {
+          header: "Name",
+          cell: (c) => (
+            <>
+              {c.name}
+              {c.description && (
+                <Text size="xs" c="dimmed">
+                  {c.description}
                 </Text>
-              </Table.Td>
-              <Table.Td>
-                {c.name}
-                {c.description && (
-                  <Text size="xs" c="dimmed">
-                    {c.description}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>{IMPORTANCE_LABELS[c.importance]}</Table.Td>
-              <Table.Td>{c.sound ?? "System default"}</Table.Td>
-              <Table.Td>{describeVibration(c.vibration)}</Table.Td>
-              <Table.Td>
-                <Lights value={c.lights} />
-              </Table.Td>
-              <Table.Td>{c.badge ? "Yes" : "No"}</Table.Td>
-              <Table.Td>{c.group ?? "—"}</Table.Td>
-              <Table.Td>
-                {manage && (
-                  <Group gap="xs" wrap="nowrap" justify="flex-end">
-                    <Button size="xs" variant="default" aria-label={`Edit channel ${c.name}`} onClick={() => onEdit(c)}>
-                      Edit
-                    </Button>
-                    <ConfirmButton
-                      label="Delete"
-                      ariaLabel={`Delete channel ${c.name}`}
-                      title={`Delete channel ${c.name}?`}
-                      confirmLabel="Delete channel"
-                      onConfirm={() => onDelete(c)}
-                    >
-                      Devices remove it at their next sync, and sends that name it are refused from now on.
-                    </ConfirmButton>
-                  </Group>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+              )}
+            </>
+          ),
+        },
+        { header: "Importance", cell: (c) => IMPORTANCE_LABELS[c.importance] },
+        { header: "Sound", cell: (c) => c.sound ?? "System default" },
+        { header: "Vibration", cell: (c) => describeVibration(c.vibration) },
+        { header: "Lights", cell: (c) => <Lights value={c.lights} /> },
+        { header: "Badge", cell: (c) => (c.badge ? "Yes" : "No") },
+        { header: "Group", cell: (c) => c.group ?? "—" },
+        {
+          header: "Actions",
+          hidden: true,
+          cell: (c) =>
+            manage && (
+              <Group gap="xs" wrap="nowrap" justify="flex-end">
+                <Button size="xs" variant="default" aria-label={`Edit channel ${c.name}`} onClick={() => onEdit(c)}>
+                  Edit
+                </Button>
+                <ConfirmButton
+                  label="Delete"
+                  ariaLabel={`Delete channel ${c.name}`}
+                  title={`Delete channel ${c.name}?`}
+                  confirmLabel="Delete channel"
+                  call={deleteCall(c)}
+                  success={`Channel ${c.name} deleted`}
+                  onDone={onDeleted}
+                >
+                  Devices remove it at their next sync, and sends that name it are refused from now on.
+                </ConfirmButton>
+              </Group>
+            ),
+        },
+      ]}
+    />
   );
 }
 

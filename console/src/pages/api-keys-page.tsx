@@ -1,15 +1,16 @@
-import { Button, Group, Modal, NumberInput, Select, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Button, Modal, NumberInput, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { type Schemas, unwrap } from "@herald/client";
-import { errorMessage, herald } from "../api/herald";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
-import { attempt, ErrorAlert, Loading } from "../components/feedback";
+import { ApiList } from "../components/api-list";
+import { DataTable } from "../components/data-table";
 import { NoApp } from "../components/no-app";
 import { formatTime, PageHeader } from "../components/page-header";
-import { Pager } from "../components/pager";
 import { SecretOnce } from "../components/secret-once";
+import { FormActions, FormError, SubmitForm, useSubmit } from "../components/submit-form";
 import { useRequiredApp } from "../layout/app-picker";
 import { canManageApps } from "../roles";
 
@@ -32,66 +33,56 @@ export function ApiKeysPage() {
       <PageHeader title="API keys">
         {manage && app && <Button onClick={() => setCreating(true)}>New API key</Button>}
       </PageHeader>
-      <ErrorAlert error={keys.error} />
-      {!keys.data ? (
-        <Loading />
-      ) : keys.data.data.length === 0 ? (
-        <Text>No API keys for {app?.name}.</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={640}>
-          <Table striped verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Prefix</Table.Th>
-                <Table.Th>Kind</Table.Th>
-                <Table.Th>Scope</Table.Th>
-                <Table.Th>Rate limit</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th aria-label="Actions" />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.data.data.map((key) => (
-                <Table.Tr key={key.id}>
-                  <Table.Td>{key.name}</Table.Td>
-                  <Table.Td>
-                    <Text ff="monospace" size="sm">
-                      {key.prefix}…
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{key.kind === "client" ? "Client" : "Server"}</Table.Td>
-                  <Table.Td>{key.scope === "org" ? "Organization" : "This app"}</Table.Td>
-                  <Table.Td>{key.rate_limit_per_minute.toLocaleString()}/min</Table.Td>
-                  <Table.Td>{formatTime(key.created_at)}</Table.Td>
-                  <Table.Td>
-                    {manage && (
-                      <ConfirmButton
-                        label="Revoke"
-                        ariaLabel={`Revoke ${key.name}`}
-                        title={`Revoke ${key.name}?`}
-                        confirmLabel="Revoke key"
-                        onConfirm={() =>
-                          attempt(
-                            () =>
-                              herald.DELETE("/v1/apps/{app_id}/api-keys/{key_id}", {
-                                params: { path: { app_id: key.app_id, key_id: key.id } },
-                              }),
-                            `${key.name} revoked`,
-                          ).then(keys.reload)
-                        }
-                      >
-                        Requests with this key are refused from now on (within seconds on every gateway).
-                      </ConfirmButton>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-      {keys.data && <Pager page={page} perPage={PER_PAGE} total={keys.data.total} onChange={setPage} />}
+      <ApiList
+        list={keys}
+        empty={`No API keys for ${app?.name}.`}
+        paging={{ page, perPage: PER_PAGE, onChange: setPage }}
+      >
+        {(rows) => (
+          <DataTable
+            minWidth={640}
+            rows={rows}
+            rowKey={(key) => key.id}
+            columns={[
+              { header: "Name", cell: (key) => key.name },
+              {
+                header: "Prefix",
+                cell: (key) => (
+                  <Text ff="monospace" size="sm">
+                    {key.prefix}…
+                  </Text>
+                ),
+              },
+              { header: "Kind", cell: (key) => (key.kind === "client" ? "Client" : "Server") },
+              { header: "Scope", cell: (key) => (key.scope === "org" ? "Organization" : "This app") },
+              { header: "Rate limit", cell: (key) => `${key.rate_limit_per_minute.toLocaleString()}/min` },
+              { header: "Created", cell: (key) => formatTime(key.created_at) },
+              {
+                header: "Actions",
+                hidden: true,
+                cell: (key) =>
+                  manage && (
+                    <ConfirmButton
+                      label="Revoke"
+                      ariaLabel={`Revoke ${key.name}`}
+                      title={`Revoke ${key.name}?`}
+                      confirmLabel="Revoke key"
+                      call={() =>
+                        herald.DELETE("/v1/apps/{app_id}/api-keys/{key_id}", {
+                          params: { path: { app_id: key.app_id, key_id: key.id } },
+                        })
+                      }
+                      success={`${key.name} revoked`}
+                      onDone={keys.reload}
+                    >
+                      Requests with this key are refused from now on (within seconds on every gateway).
+                    </ConfirmButton>
+                  ),
+              },
+            ]}
+          />
+        )}
+      </ApiList>
       {creating && app && (
         <CreateKeyModal
           app={app}
@@ -112,33 +103,22 @@ function CreateKeyModal({ app, onClose }: { app: Schemas["App"]; onClose: () => 
   const [scope, setScope] = useState<"app" | "org">("app");
   // Empty: the service's default for the kind (client keys get a lower one).
   const [rateLimit, setRateLimit] = useState<number | string>("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useSubmit();
   const [created, setCreated] = useState<Schemas["CreatedApiKey"]>();
 
-  const submit = async () => {
-    setError(undefined);
+  const submit = () => {
     if (!name.trim()) return setError("Give the key a name.");
-    setBusy(true);
-    try {
+    return run(async () => {
+      const body = {
+        name: name.trim(),
+        kind,
+        scope: kind === "client" ? "app" : scope,
+        ...(rateLimit === "" ? {} : { rate_limit_per_minute: Number(rateLimit) }),
+      } as const;
       setCreated(
-        unwrap(
-          await herald.POST("/v1/apps/{app_id}/api-keys", {
-            params: { path: { app_id: app.id } },
-            body: {
-              name: name.trim(),
-              kind,
-              scope: kind === "client" ? "app" : scope,
-              ...(rateLimit === "" ? {} : { rate_limit_per_minute: Number(rateLimit) }),
-            },
-          }),
-        ),
+        unwrap(await herald.POST("/v1/apps/{app_id}/api-keys", { params: { path: { app_id: app.id } }, body })),
       );
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -150,20 +130,14 @@ function CreateKeyModal({ app, onClose }: { app: Schemas["App"]; onClose: () => 
       size="lg"
     >
       {created ? (
-        <Stack>
-          <SecretOnce label={`Secret of ${created.name}`} value={created.secret} what="secret" />
-          <Group justify="flex-end">
-            <Button onClick={onClose}>I have copied it</Button>
-          </Group>
-        </Stack>
+        <SecretOnce
+          label={`Secret of ${created.name}`}
+          value={created.secret}
+          what="secret"
+          done={{ label: "I have copied it", onClick: onClose }}
+        />
       ) : (
-        <form
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submit();
-          }}
-        >
+        <SubmitForm onSubmit={submit}>
           <Stack>
             <TextInput
               label="Name"
@@ -203,21 +177,10 @@ function CreateKeyModal({ app, onClose }: { app: Schemas["App"]; onClose: () => 
               onChange={setRateLimit}
               allowDecimal={false}
             />
-            {error && (
-              <Text role="alert" c="red.8" size="sm">
-                {error}
-              </Text>
-            )}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={busy}>
-                Create key
-              </Button>
-            </Group>
+            <FormError error={error} />
+            <FormActions onCancel={onClose} busy={busy} submit="Create key" />
           </Stack>
-        </form>
+        </SubmitForm>
       )}
     </Modal>
   );

@@ -1,10 +1,9 @@
 import { Anchor, Badge, Breadcrumbs, Button, Card, Group, SimpleGrid, Stack, Text, Title } from "@mantine/core";
-import { useEffect } from "react";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ErrorAlert, Loading } from "../components/feedback";
 import { formatTime } from "../components/page-header";
-import { useCurrentApp } from "../layout/current-app";
+import { useAppOfPage } from "../layout/current-app";
 import { canManageApps, canSend } from "../roles";
 import { linkProps } from "../routing";
 import { ApnsForm, FcmForm, VapidForm } from "./credential-forms";
@@ -14,14 +13,9 @@ import { TestPushForm } from "./test-push-form";
 /** One app: its platform credentials (public parts and fingerprints only) and a test push. */
 export function AppDetailPage({ id }: { id: string }) {
   const { me } = useSession();
-  const { selectApp } = useCurrentApp();
-  const app = useApi("/v1/apps/{app_id}", { params: { path: { app_id: id } } });
+  const app = useAppOfPage(id);
   const configs = useApi("/v1/apps/{app_id}/platform-config", { params: { path: { app_id: id } } });
   const manage = canManageApps(me.role);
-
-  useEffect(() => {
-    if (app.data) selectApp(app.data.id);
-  }, [app.data, selectApp]);
 
   if (app.error) return <ErrorAlert error={app.error} title="Could not load the app" />;
   if (!app.data) return <Loading />;

@@ -1,8 +1,9 @@
-import { Button, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
+import { Modal, Select, Stack, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { type Schemas, unwrap } from "@herald/client";
 import { errorMessage, herald } from "../api/herald";
+import { FormActions, FormError } from "../components/submit-form";
 import { type Platform, PLATFORM_OPTIONS } from "./platforms";
 
 type App = Schemas["App"];
@@ -69,19 +70,8 @@ export function AppForm({ app, opened, onClose, onSaved }: AppFormProps) {
             placeholder="com.example.app"
             {...form.getInputProps("bundle_id")}
           />
-          {error && (
-            <div role="alert" style={{ color: "var(--mantine-color-red-8)" }}>
-              {error}
-            </div>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={form.submitting}>
-              {app ? "Save" : "Create app"}
-            </Button>
-          </Group>
+          <FormError error={error} />
+          <FormActions onCancel={onClose} busy={form.submitting} submit={app ? "Save" : "Create app"} />
         </Stack>
       </form>
     </Modal>

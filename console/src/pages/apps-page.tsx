@@ -1,10 +1,11 @@
-import { Anchor, Button, Group, Table, Text } from "@mantine/core";
+import { Anchor, Button, Group, Text } from "@mantine/core";
 import { useState } from "react";
 import type { Schemas } from "@herald/client";
 import { herald } from "../api/herald";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
-import { attempt, ErrorAlert, Loading } from "../components/feedback";
+import { DataTable } from "../components/data-table";
+import { ErrorAlert, Loading } from "../components/feedback";
 import { formatTime, PageHeader } from "../components/page-header";
 import { useCurrentApp } from "../layout/current-app";
 import { canManageApps } from "../roles";
@@ -27,80 +28,74 @@ export function AppsPage() {
       ) : apps.length === 0 ? (
         <Text>No apps yet.{manage ? " Create one with New app." : ""}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped highlightOnHover verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Platform</Table.Th>
-                <Table.Th>Bundle id</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>
-                  <span className="mantine-visually-hidden">Actions</span>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {apps.map((app) => (
-                <Table.Tr key={app.id}>
-                  <Table.Td>
-                    <Anchor {...linkProps(`/apps/${app.id}`)} onClickCapture={() => selectApp(app.id)}>
-                      {app.name}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{PLATFORM_LABELS[app.platform]}</Table.Td>
-                  <Table.Td>
-                    <Text ff="monospace" size="sm">
-                      {app.bundle_id}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{formatTime(app.created_at)}</Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" justify="flex-end" wrap="nowrap">
+        <DataTable
+          minWidth={560}
+          highlightOnHover
+          rows={apps}
+          rowKey={(app) => app.id}
+          columns={[
+            {
+              header: "Name",
+              cell: (app) => (
+                <Anchor {...linkProps(`/apps/${app.id}`)} onClickCapture={() => selectApp(app.id)}>
+                  {app.name}
+                </Anchor>
+              ),
+            },
+            { header: "Platform", cell: (app) => PLATFORM_LABELS[app.platform] },
+            {
+              header: "Bundle id",
+              cell: (app) => (
+                <Text ff="monospace" size="sm">
+                  {app.bundle_id}
+                </Text>
+              ),
+            },
+            { header: "Created", cell: (app) => formatTime(app.created_at) },
+            {
+              header: "Actions",
+              hidden: true,
+              cell: (app) => (
+                <Group gap="xs" justify="flex-end" wrap="nowrap">
+                  <Button
+                    size="xs"
+                    variant="default"
+                    aria-label={`Credentials of ${app.name}`}
+                    onClick={() => {
+                      selectApp(app.id);
+                      navigate(`/apps/${app.id}`);
+                    }}
+                  >
+                    Credentials
+                  </Button>
+                  {manage && (
+                    <>
                       <Button
                         size="xs"
                         variant="default"
-                        aria-label={`Credentials of ${app.name}`}
-                        onClick={() => {
-                          selectApp(app.id);
-                          navigate(`/apps/${app.id}`);
-                        }}
+                        aria-label={`Edit ${app.name}`}
+                        onClick={() => setEditing(app)}
                       >
-                        Credentials
+                        Edit
                       </Button>
-                      {manage && (
-                        <>
-                          <Button
-                            size="xs"
-                            variant="default"
-                            aria-label={`Edit ${app.name}`}
-                            onClick={() => setEditing(app)}
-                          >
-                            Edit
-                          </Button>
-                          <ConfirmButton
-                            label="Delete"
-                            ariaLabel={`Delete ${app.name}`}
-                            title={`Delete ${app.name}?`}
-                            confirmLabel="Delete app"
-                            onConfirm={() =>
-                              attempt(
-                                () => herald.DELETE("/v1/apps/{app_id}", { params: { path: { app_id: app.id } } }),
-                                `${app.name} deleted`,
-                              ).then(reloadApps)
-                            }
-                          >
-                            Its devices, platform credentials and API keys are deleted with it. This cannot be undone.
-                          </ConfirmButton>
-                        </>
-                      )}
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                      <ConfirmButton
+                        label="Delete"
+                        ariaLabel={`Delete ${app.name}`}
+                        title={`Delete ${app.name}?`}
+                        confirmLabel="Delete app"
+                        call={() => herald.DELETE("/v1/apps/{app_id}", { params: { path: { app_id: app.id } } })}
+                        success={`${app.name} deleted`}
+                        onDone={reloadApps}
+                      >
+                        Its devices, platform credentials and API keys are deleted with it. This cannot be undone.
+                      </ConfirmButton>
+                    </>
+                  )}
+                </Group>
+              ),
+            },
+          ]}
+        />
       )}
       {editing && (
         <AppForm

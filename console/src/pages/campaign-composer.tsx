@@ -16,9 +16,10 @@ import {
 } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { type operations, unwrap } from "@herald/client";
-import { errorMessage, herald } from "../api/herald";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { NoApp } from "../components/no-app";
+import { FormError, SubmitForm, useSubmit } from "../components/submit-form";
 import { useRequiredApp } from "../layout/app-picker";
 import { linkProps, navigate } from "../routing";
 import { LOCAL_TIME_ZONE, TIME_ZONES } from "../timezones";
@@ -51,8 +52,7 @@ export default function CampaignComposer() {
   const [when, setWhen] = useState<"now" | "later">("now");
   const [zone, setZone] = useState(LOCAL_TIME_ZONE);
   const [at, setAt] = useState(() => localInputIn(LOCAL_TIME_ZONE, 60));
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useSubmit();
   const segments = useApi(
     "/v1/segments",
     app && audience === "segment" ? { params: { query: { app_id: app.id, per_page: 200 } } } : null,
@@ -79,10 +79,9 @@ export default function CampaignComposer() {
   };
   const ids = () => [...new Set(externalIds.split(/[\s,]+/).filter(Boolean))];
 
-  const send = async () => {
+  const send = () => {
     const problem = problems();
-    setError(problem);
-    if (problem) return;
+    if (problem) return setError(problem);
     const body: SendBody = {
       app_id: app.id,
       name: name.trim(),
@@ -99,8 +98,7 @@ export default function CampaignComposer() {
       ...(channelId ? { android_channel_id: channelId } : {}),
       ...(when === "later" ? { scheduled_at: scheduledAtUtc(at, zone) } : {}),
     };
-    setBusy(true);
-    try {
+    return run(async () => {
       const campaign = unwrap(
         audience === "users"
           ? await herald.POST("/v1/push/send-to-users", { body: { ...body, external_ids: ids() } })
@@ -109,21 +107,11 @@ export default function CampaignComposer() {
             : await herald.POST("/v1/push/send", { body }),
       );
       navigate(`/campaigns/${campaign.id}`);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
-    <form
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send();
-      }}
-    >
+    <SubmitForm onSubmit={send}>
       <Stack maw={900}>
         <Breadcrumbs>
           <Anchor {...linkProps("/campaigns")}>Campaigns</Anchor>
@@ -242,11 +230,7 @@ export default function CampaignComposer() {
             </SimpleGrid>
           )}
         </Card>
-        {error && (
-          <Text role="alert" c="red.8">
-            {error}
-          </Text>
-        )}
+        <FormError error={error} />
         <Group>
           <Button type="submit" loading={busy} size="md">
             {when === "now" ? "Send now" : "Schedule campaign"}
@@ -256,6 +240,6 @@ export default function CampaignComposer() {
           </Button>
         </Group>
       </Stack>
-    </form>
+    </SubmitForm>
   );
 }

@@ -1,12 +1,14 @@
-import { Badge, Button, Card, Group, Select, Table, Text, Title } from "@mantine/core";
+import { Badge, Button, Card, Group, Text, Title } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
 import { type operations, type Schemas, unwrap } from "@herald/client";
 import { attachmentName, saveFile } from "../api/download";
 import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
-import { ErrorAlert, Loading, notifyError } from "../components/feedback";
+import { ApiList } from "../components/api-list";
+import { DataTable } from "../components/data-table";
+import { notifyError } from "../components/feedback";
+import { FilterSelect } from "../components/filter-select";
 import { formatTime } from "../components/page-header";
-import { Pager } from "../components/pager";
 import { PLATFORM_LABELS, PLATFORM_OPTIONS, type Platform } from "./platforms";
 
 type Delivery = Schemas["Delivery"];
@@ -72,7 +74,6 @@ export function CampaignDeliveries({ campaignId, recorded }: { campaignId: strin
     }
   }
 
-  const rows = list.data?.data ?? [];
   return (
     <Card withBorder component="section" aria-label="Deliveries">
       <Group justify="space-between" mb="sm" wrap="wrap" gap="sm">
@@ -95,73 +96,50 @@ export function CampaignDeliveries({ campaignId, recorded }: { campaignId: strin
         </Group>
       </Group>
       <Group mb="sm" role="search" aria-label="Filter deliveries" grow>
-        <Select
-          label="Outcome"
-          data={[{ value: "", label: "Any" }, ...OUTCOME_OPTIONS]}
-          value={outcome}
-          onChange={(v) => setOutcome((v ?? "") as Outcome | "")}
-          allowDeselect={false}
-        />
-        <Select
-          label="Platform"
-          data={[{ value: "", label: "Any" }, ...PLATFORM_OPTIONS]}
-          value={platform}
-          onChange={(v) => setPlatform((v ?? "") as Platform | "")}
-          allowDeselect={false}
-        />
+        <FilterSelect label="Outcome" options={OUTCOME_OPTIONS} value={outcome} onChange={setOutcome} />
+        <FilterSelect label="Platform" options={PLATFORM_OPTIONS} value={platform} onChange={setPlatform} />
       </Group>
-      <ErrorAlert error={list.error} title="Could not load the deliveries" />
-      {list.data === undefined ? (
-        !list.error && <Loading label="Loading the deliveries" />
-      ) : rows.length === 0 ? (
-        <Text size="sm" role="status">
-          {filtering ? "No delivery matches these filters." : "No outcomes recorded yet."}
-        </Text>
-      ) : (
-        <DeliveryTable deliveries={rows} />
-      )}
-      {list.data && <Pager page={page} perPage={PER_PAGE} total={list.data.total} onChange={setPage} />}
+      <ApiList
+        list={list}
+        empty={filtering ? "No delivery matches these filters." : "No outcomes recorded yet."}
+        size="sm"
+        errorTitle="Could not load the deliveries"
+        loadingLabel="Loading the deliveries"
+        paging={{ page, perPage: PER_PAGE, onChange: setPage }}
+      >
+        {(rows) => (
+          <DataTable<Delivery>
+            label="Deliveries"
+            minWidth={820}
+            spacing="xs"
+            rows={rows}
+            rowKey={(d) => d.device_id}
+            columns={[
+              {
+                header: "Device id",
+                cell: (d) => (
+                  <Text ff="monospace" size="xs">
+                    {d.device_id}
+                  </Text>
+                ),
+              },
+              { header: "External id", cell: (d) => d.external_id ?? "—" },
+              { header: "Platform", cell: (d) => (d.platform ? PLATFORM_LABELS[d.platform] : "—") },
+              {
+                header: "Outcome",
+                cell: (d) => (
+                  <Badge variant="light" color={OUTCOME_COLORS[d.outcome]}>
+                    {d.outcome}
+                  </Badge>
+                ),
+              },
+              { header: "Reason", td: { style: { wordBreak: "break-word" } }, cell: (d) => d.reason ?? "—" },
+              { header: "Attempts", cell: (d) => d.attempts },
+              { header: "Time", cell: (d) => formatTime(d.at) },
+            ]}
+          />
+        )}
+      </ApiList>
     </Card>
-  );
-}
-
-function DeliveryTable({ deliveries }: { deliveries: Delivery[] }) {
-  return (
-    <Table.ScrollContainer minWidth={820}>
-      <Table striped verticalSpacing="xs" aria-label="Deliveries">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Device id</Table.Th>
-            <Table.Th>External id</Table.Th>
-            <Table.Th>Platform</Table.Th>
-            <Table.Th>Outcome</Table.Th>
-            <Table.Th>Reason</Table.Th>
-            <Table.Th>Attempts</Table.Th>
-            <Table.Th>Time</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {deliveries.map((d) => (
-            <Table.Tr key={d.device_id}>
-              <Table.Td>
-                <Text ff="monospace" size="xs">
-                  {d.device_id}
-                </Text>
-              </Table.Td>
-              <Table.Td>{d.external_id ?? "—"}</Table.Td>
-              <Table.Td>{d.platform ? PLATFORM_LABELS[d.platform] : "—"}</Table.Td>
-              <Table.Td>
-                <Badge variant="light" color={OUTCOME_COLORS[d.outcome]}>
-                  {d.outcome}
-                </Badge>
-              </Table.Td>
-              <Table.Td style={{ wordBreak: "break-word" }}>{d.reason ?? "—"}</Table.Td>
-              <Table.Td>{d.attempts}</Table.Td>
-              <Table.Td>{formatTime(d.at)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
   );
 }

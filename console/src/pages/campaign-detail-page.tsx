@@ -5,7 +5,7 @@ import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
-import { attempt, ErrorAlert, Loading } from "../components/feedback";
+import { ErrorAlert, Loading } from "../components/feedback";
 import { formatTime } from "../components/page-header";
 import { canSend } from "../roles";
 import { linkProps } from "../routing";
@@ -52,12 +52,9 @@ export default function CampaignDetailPage({ id }: { id: string }) {
             label="Cancel campaign"
             title={`Cancel ${c.name}?`}
             size="sm"
-            onConfirm={() =>
-              attempt(
-                () => herald.POST("/v1/campaigns/{id}/cancel", { params: { path: { id: c.id } } }),
-                "Campaign cancelled",
-              ).then(campaign.reload)
-            }
+            call={() => herald.POST("/v1/campaigns/{id}/cancel", { params: { path: { id: c.id } } })}
+            success={"Campaign cancelled"}
+            onDone={campaign.reload}
           >
             No device will receive it. This cannot be undone.
           </ConfirmButton>

@@ -1,12 +1,13 @@
-import { Anchor, Button, Group, Progress, Select, Table, Text } from "@mantine/core";
+import { Anchor, Button, Group, Progress, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
 import type { Schemas } from "@herald/client";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
-import { ErrorAlert, Loading } from "../components/feedback";
+import { ApiList } from "../components/api-list";
+import { DataTable } from "../components/data-table";
+import { FilterSelect } from "../components/filter-select";
 import { NoApp } from "../components/no-app";
 import { formatTime, PageHeader } from "../components/page-header";
-import { Pager } from "../components/pager";
 import { useRequiredApp } from "../layout/app-picker";
 import { canSend } from "../roles";
 import { linkProps, navigate } from "../routing";
@@ -28,7 +29,6 @@ export function CampaignsPage() {
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: another status or app starts at page 1
   useEffect(() => setPage(1), [status, app]);
-  const rows = list.data?.data ?? [];
 
   if (noApps) return <NoApp />;
   return (
@@ -37,53 +37,36 @@ export function CampaignsPage() {
         {canSend(me.role) && <Button onClick={() => navigate("/campaigns/new")}>New campaign</Button>}
       </PageHeader>
       <Group mb="md">
-        <Select
+        <FilterSelect
           label="Status"
-          data={[{ value: "", label: "All statuses" }, ...STATUSES.map((s) => ({ value: s, label: s }))]}
+          anyLabel="All statuses"
+          options={STATUSES.map((s) => ({ value: s, label: s }))}
           value={status}
-          onChange={(v) => setStatus((v ?? "") as CampaignStatus | "")}
-          allowDeselect={false}
+          onChange={setStatus}
           w={200}
         />
       </Group>
-      <ErrorAlert error={list.error} />
-      {list.data === undefined ? (
-        !list.error && <Loading />
-      ) : rows.length === 0 ? (
-        <Text role="status">{status ? `No ${status} campaigns.` : "No campaigns yet."}</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped verticalSpacing="sm" aria-label="Campaigns">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Progress</Table.Th>
-                <Table.Th>Scheduled</Table.Th>
-                <Table.Th>Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((c) => (
-                <Table.Tr key={c.id}>
-                  <Table.Td>
-                    <Anchor {...linkProps(`/campaigns/${c.id}`)}>{c.name}</Anchor>
-                  </Table.Td>
-                  <Table.Td miw={120}>
-                    <StatusBadge status={c.status} />
-                  </Table.Td>
-                  <Table.Td miw={160}>
-                    <CampaignProgress campaign={c} />
-                  </Table.Td>
-                  <Table.Td>{formatTime(c.scheduled_at)}</Table.Td>
-                  <Table.Td>{formatTime(c.created_at)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-      {list.data && <Pager page={page} perPage={PER_PAGE} total={list.data.total} onChange={setPage} />}
+      <ApiList
+        list={list}
+        empty={status ? `No ${status} campaigns.` : "No campaigns yet."}
+        paging={{ page, perPage: PER_PAGE, onChange: setPage }}
+      >
+        {(rows) => (
+          <DataTable
+            label="Campaigns"
+            minWidth={720}
+            rows={rows}
+            rowKey={(c) => c.id}
+            columns={[
+              { header: "Name", cell: (c) => <Anchor {...linkProps(`/campaigns/${c.id}`)}>{c.name}</Anchor> },
+              { header: "Status", td: { miw: 120 }, cell: (c) => <StatusBadge status={c.status} /> },
+              { header: "Progress", td: { miw: 160 }, cell: (c) => <CampaignProgress campaign={c} /> },
+              { header: "Scheduled", cell: (c) => formatTime(c.scheduled_at) },
+              { header: "Created", cell: (c) => formatTime(c.created_at) },
+            ]}
+          />
+        )}
+      </ApiList>
     </>
   );
 }

@@ -1,8 +1,9 @@
-import { Button, FileInput, Select, Stack, Text, TextInput } from "@mantine/core";
-import { useState, type FormEvent, type ReactNode } from "react";
+import { Button, FileInput, Select, Stack, TextInput } from "@mantine/core";
+import { useState, type ReactNode } from "react";
 import { type operations, type Schemas, unwrap } from "@herald/client";
-import { errorMessage, herald } from "../api/herald";
+import { herald } from "../api/herald";
 import { notifySuccess } from "../components/feedback";
+import { FormError, SubmitForm, useSubmit } from "../components/submit-form";
 
 type App = Schemas["App"];
 type IosConfig = Schemas["IosPlatformConfig"];
@@ -12,44 +13,24 @@ type ConfigInput = operations["setPlatformConfig"]["requestBody"]["content"]["ap
 
 /** POST /v1/apps/{id}/platform-config, reporting the API's message on failure. */
 function useSave(app: App, onSaved: () => void) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const save = async (body: ConfigInput, done: string) => {
-    setBusy(true);
-    setError(undefined);
-    try {
+  const { busy, error, run } = useSubmit();
+  const save = (body: ConfigInput, done: string) =>
+    run(async () => {
       unwrap(await herald.POST("/v1/apps/{app_id}/platform-config", { params: { path: { app_id: app.id } }, body }));
       notifySuccess(done);
       onSaved();
-      return true;
-    } catch (err) {
-      setError(errorMessage(err));
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return { busy, error, save };
 }
 
 function Form(props: { onSubmit: () => void; error?: string; children: ReactNode }) {
   return (
-    <form
-      noValidate
-      onSubmit={(e: FormEvent) => {
-        e.preventDefault();
-        props.onSubmit();
-      }}
-    >
+    <SubmitForm onSubmit={props.onSubmit}>
       <Stack gap="sm">
         {props.children}
-        {props.error && (
-          <Text role="alert" c="red.8" size="sm">
-            {props.error}
-          </Text>
-        )}
+        <FormError error={props.error} />
       </Stack>
-    </form>
+    </SubmitForm>
   );
 }
 

@@ -1,10 +1,12 @@
-import { Button, Select, Table, Text, Title } from "@mantine/core";
+import { Button, Select, Title } from "@mantine/core";
 import { useState } from "react";
 import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
 import { useSession } from "../auth/session-context";
 import { ConfirmButton } from "../components/confirm";
-import { attempt, ErrorAlert, Loading } from "../components/feedback";
+import { ApiList } from "../components/api-list";
+import { DataTable } from "../components/data-table";
+import { attempt } from "../components/feedback";
 import { formatTime, PageHeader } from "../components/page-header";
 import { canManageMembers, ROLES, type Role } from "../roles";
 import { InviteModal } from "./invite-modal";
@@ -21,137 +23,112 @@ export function MembersPage() {
       <PageHeader title="Members">
         {manage && <Button onClick={() => setInviting(true)}>Invite member</Button>}
       </PageHeader>
-      <ErrorAlert error={members.error} />
-      {!members.data ? (
-        <Loading />
-      ) : (
-        <Table.ScrollContainer minWidth={600}>
-          <Table striped verticalSpacing="sm" aria-label="Members">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>Joined</Table.Th>
-                <Table.Th aria-label="Actions" />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {members.data.data.map((m) => {
-                const self = m.user.id === me.user.id;
-                return (
-                  <Table.Tr key={m.user.id}>
-                    <Table.Td>
-                      {m.user.email}
-                      {self ? " (you)" : ""}
-                    </Table.Td>
-                    <Table.Td>{m.user.name ?? "—"}</Table.Td>
-                    <Table.Td>
-                      {manage && !self ? (
-                        <Select
-                          aria-label={`Role of ${m.user.email}`}
-                          size="xs"
-                          w={140}
-                          data={ROLES}
-                          value={m.role}
-                          allowDeselect={false}
-                          onChange={(role) =>
-                            role &&
-                            void attempt(
-                              () =>
-                                herald.PATCH("/v1/members/{user_id}", {
-                                  params: { path: { user_id: m.user.id } },
-                                  body: { role: role as Role },
-                                }),
-                              `${m.user.email} is now ${role}`,
-                            ).then(members.reload)
-                          }
-                        />
-                      ) : (
-                        m.role
-                      )}
-                    </Table.Td>
-                    <Table.Td>{formatTime(m.joined_at)}</Table.Td>
-                    <Table.Td>
-                      {manage && !self && (
-                        <ConfirmButton
-                          label="Remove"
-                          ariaLabel={`Remove ${m.user.email}`}
-                          title={`Remove ${m.user.email}?`}
-                          confirmLabel="Remove member"
-                          onConfirm={() =>
-                            attempt(
-                              () =>
-                                herald.DELETE("/v1/members/{user_id}", {
-                                  params: { path: { user_id: m.user.id } },
-                                }),
-                              `${m.user.email} removed`,
-                            ).then(members.reload)
-                          }
-                        >
-                          They lose access to this organization at once.
-                        </ConfirmButton>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <ApiList list={members} empty="No members.">
+        {(rows) => (
+          <DataTable
+            label="Members"
+            minWidth={600}
+            rows={rows}
+            rowKey={(m) => m.user.id}
+            columns={[
+              { header: "Email", cell: (m) => `${m.user.email}${m.user.id === me.user.id ? " (you)" : ""}` },
+              { header: "Name", cell: (m) => m.user.name ?? "—" },
+              {
+                header: "Role",
+                cell: (m) =>
+                  manage && m.user.id !== me.user.id ? (
+                    <Select
+                      aria-label={`Role of ${m.user.email}`}
+                      size="xs"
+                      w={140}
+                      data={ROLES}
+                      value={m.role}
+                      allowDeselect={false}
+                      onChange={(role) =>
+                        role &&
+                        void attempt(
+                          () =>
+                            herald.PATCH("/v1/members/{user_id}", {
+                              params: { path: { user_id: m.user.id } },
+                              body: { role: role as Role },
+                            }),
+                          `${m.user.email} is now ${role}`,
+                        ).then(members.reload)
+                      }
+                    />
+                  ) : (
+                    m.role
+                  ),
+              },
+              { header: "Joined", cell: (m) => formatTime(m.joined_at) },
+              {
+                header: "Actions",
+                hidden: true,
+                cell: (m) =>
+                  manage &&
+                  m.user.id !== me.user.id && (
+                    <ConfirmButton
+                      label="Remove"
+                      ariaLabel={`Remove ${m.user.email}`}
+                      title={`Remove ${m.user.email}?`}
+                      confirmLabel="Remove member"
+                      call={() =>
+                        herald.DELETE("/v1/members/{user_id}", {
+                          params: { path: { user_id: m.user.id } },
+                        })
+                      }
+                      success={`${m.user.email} removed`}
+                      onDone={members.reload}
+                    >
+                      They lose access to this organization at once.
+                    </ConfirmButton>
+                  ),
+              },
+            ]}
+          />
+        )}
+      </ApiList>
       {manage && (
         <>
           <Title order={3} mt="xl" mb="sm">
             Pending invitations
           </Title>
-          <ErrorAlert error={invitations.error} />
-          {!invitations.data ? (
-            <Loading />
-          ) : invitations.data.data.length === 0 ? (
-            <Text>No pending invitations.</Text>
-          ) : (
-            <Table.ScrollContainer minWidth={600}>
-              <Table striped verticalSpacing="sm" aria-label="Pending invitations">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Email</Table.Th>
-                    <Table.Th>Role</Table.Th>
-                    <Table.Th>Expires</Table.Th>
-                    <Table.Th aria-label="Actions" />
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {invitations.data.data.map((inv) => (
-                    <Table.Tr key={inv.id}>
-                      <Table.Td>{inv.email}</Table.Td>
-                      <Table.Td>{inv.role}</Table.Td>
-                      <Table.Td>{formatTime(inv.expires_at)}</Table.Td>
-                      <Table.Td>
-                        <ConfirmButton
-                          label="Revoke"
-                          ariaLabel={`Revoke the invitation of ${inv.email}`}
-                          title={`Revoke the invitation of ${inv.email}?`}
-                          confirmLabel="Revoke invitation"
-                          onConfirm={() =>
-                            attempt(
-                              () =>
-                                herald.DELETE("/v1/invitations/{invitation_id}", {
-                                  params: { path: { invitation_id: inv.id } },
-                                }),
-                              "Invitation revoked",
-                            ).then(invitations.reload)
-                          }
-                        >
-                          The link stops working.
-                        </ConfirmButton>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
+          <ApiList list={invitations} empty="No pending invitations.">
+            {(rows) => (
+              <DataTable
+                label="Pending invitations"
+                minWidth={600}
+                rows={rows}
+                rowKey={(inv) => inv.id}
+                columns={[
+                  { header: "Email", cell: (inv) => inv.email },
+                  { header: "Role", cell: (inv) => inv.role },
+                  { header: "Expires", cell: (inv) => formatTime(inv.expires_at) },
+                  {
+                    header: "Actions",
+                    hidden: true,
+                    cell: (inv) => (
+                      <ConfirmButton
+                        label="Revoke"
+                        ariaLabel={`Revoke the invitation of ${inv.email}`}
+                        title={`Revoke the invitation of ${inv.email}?`}
+                        confirmLabel="Revoke invitation"
+                        call={() =>
+                          herald.DELETE("/v1/invitations/{invitation_id}", {
+                            params: { path: { invitation_id: inv.id } },
+                          })
+                        }
+                        success={"Invitation revoked"}
+                        onDone={invitations.reload}
+                      >
+                        The link stops working.
+                      </ConfirmButton>
+                    ),
+                  },
+                ]}
+              />
+            )}
+          </ApiList>
         </>
       )}
       {inviting && (

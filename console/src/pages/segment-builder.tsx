@@ -1,20 +1,10 @@
-import {
-  Button,
-  Group,
-  Modal,
-  MultiSelect,
-  Select,
-  SimpleGrid,
-  Stack,
-  TagsInput,
-  Text,
-  TextInput,
-} from "@mantine/core";
+import { Modal, MultiSelect, Select, SimpleGrid, Stack, TagsInput, Text, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useEffect, useMemo, useState } from "react";
 import { type Schemas, unwrap } from "@herald/client";
 import { errorMessage, herald } from "../api/herald";
 import { notifySuccess } from "../components/feedback";
+import { FormActions, FormError, SubmitForm, useSubmit } from "../components/submit-form";
 import { TIME_ZONES } from "../timezones";
 import { type Platform, PLATFORM_OPTIONS } from "./platforms";
 import { compactRule, type SegmentRule } from "./segment-rule";
@@ -25,41 +15,28 @@ type App = Schemas["App"];
 export function SegmentBuilder({ app, onClose, onSaved }: { app: App; onClose: () => void; onSaved: () => void }) {
   const [name, setName] = useState("");
   const [rule, setRule] = useState<SegmentRule>({});
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, setError, run } = useSubmit();
 
   const compact = useMemo(() => compactRule(rule), [rule]);
   const empty = Object.keys(compact).length === 0;
   const preview = usePreviewCount(app.id, compact);
   const set = <K extends keyof SegmentRule>(k: K, v: SegmentRule[K]) => setRule((r) => ({ ...r, [k]: v }));
 
-  const save = async () => {
-    setError(undefined);
+  const save = () => {
     if (!name.trim()) return setError("Give the segment a name.");
     if (empty) return setError("Set at least one condition.");
-    setBusy(true);
-    try {
+    return run(async () => {
       const saved = unwrap(
         await herald.POST("/v1/segments", { body: { app_id: app.id, name: name.trim(), rule: compact } }),
       );
       notifySuccess(`Segment ${saved.name} saved: ${saved.preview_count ?? 0} devices match now`);
       onSaved();
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <Modal opened onClose={onClose} title={`New segment of ${app.name}`} size="xl" centered>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
+      <SubmitForm onSubmit={save}>
         <Stack>
           <TextInput
             label="Name"
@@ -121,21 +98,10 @@ export function SegmentBuilder({ app, onClose, onSaved }: { app: App; onClose: (
           <Text size="xs" c="dimmed">
             Only opted-in devices with a valid token count. The exact count is taken again when a send starts.
           </Text>
-          {error && (
-            <Text role="alert" c="red.8" size="sm">
-              {error}
-            </Text>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              Save segment
-            </Button>
-          </Group>
+          <FormError error={error} />
+          <FormActions onCancel={onClose} busy={busy} submit="Save segment" />
         </Stack>
-      </form>
+      </SubmitForm>
     </Modal>
   );
 }

@@ -1,8 +1,9 @@
 import { Anchor, Button, Card, Group, Stack, Table, Text, TextInput, Title } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { type Schemas, unwrap } from "@herald/client";
-import { errorMessage, herald } from "../api/herald";
+import { herald } from "../api/herald";
 import { useApi } from "../api/use-api";
+import { FormError, SubmitForm, useSubmit } from "../components/submit-form";
 import { linkProps } from "../routing";
 import { isRunning, StatusBadge } from "./campaign-status";
 
@@ -19,18 +20,15 @@ export function TestPushForm({ app }: { app: Schemas["App"] }) {
   const [deviceId, setDeviceId] = useState("");
   const [title, setTitle] = useState("Test from Herald");
   const [body, setBody] = useState("If you can read this, push works.");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useSubmit();
   const [sent, setSent] = useState<Campaign>();
 
   const id = deviceId.trim();
   const malformed = id !== "" && !UUID.test(id);
 
-  const submit = async () => {
-    setBusy(true);
-    setError(undefined);
+  const submit = () => {
     setSent(undefined);
-    try {
+    return run(async () => {
       const campaign = unwrap(
         await herald.POST("/v1/push/send-to-devices", {
           body: {
@@ -43,11 +41,7 @@ export function TestPushForm({ app }: { app: Schemas["App"] }) {
         }),
       );
       setSent(campaign);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -58,13 +52,7 @@ export function TestPushForm({ app }: { app: Schemas["App"] }) {
       <Text size="sm" mb="sm">
         Sends to exactly this device, through the same pipeline as a campaign.
       </Text>
-      <form
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
+      <SubmitForm onSubmit={submit}>
         <Stack gap="sm" maw={520}>
           <TextInput
             label="Device id"
@@ -76,11 +64,7 @@ export function TestPushForm({ app }: { app: Schemas["App"] }) {
           />
           <TextInput label="Title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
           <TextInput label="Message" value={body} onChange={(e) => setBody(e.currentTarget.value)} />
-          {error && (
-            <Text role="alert" c="red.8" size="sm">
-              {error}
-            </Text>
-          )}
+          <FormError error={error} />
           {sent && <TestPushOutcome first={sent} />}
           <Group>
             <Button type="submit" loading={busy} disabled={id === "" || malformed}>
@@ -88,7 +72,7 @@ export function TestPushForm({ app }: { app: Schemas["App"] }) {
             </Button>
           </Group>
         </Stack>
-      </form>
+      </SubmitForm>
     </Card>
   );
 }

@@ -1,4 +1,14 @@
-import { errorResponses, noContent, ok, rateLimitHeaders, timestamp, uuid } from "./common.js";
+import {
+  appItemParams,
+  appParams,
+  errorResponses,
+  noContent,
+  ok,
+  rateLimitHeaders,
+  timestamp,
+  uuid,
+  component,
+} from "./common.js";
 
 /**
  * Android notification channels of an app (stored by the device registry,
@@ -72,47 +82,19 @@ const settings = {
   },
 } as const;
 
-export const androidChannelSchema = {
-  $id: "AndroidChannel",
-  type: "object",
-  description: "An Android notification channel.",
-  required: [
-    "id",
-    "app_id",
-    "name",
-    "description",
-    "importance",
-    "sound",
-    "vibration",
-    "lights",
-    "badge",
-    "group",
-    "created_at",
-    "updated_at",
-  ],
-  additionalProperties: false,
-  properties: {
+export const androidChannelSchema = component(
+  "AndroidChannel",
+  { description: "An Android notification channel." },
+  {
     id: channelId,
     app_id: uuid("The app."),
     ...settings,
     created_at: timestamp("When the channel was created (UTC)."),
     updated_at: timestamp("When the channel last changed (UTC)."),
   },
-} as const;
+);
 
-const params = {
-  type: "object",
-  required: ["app_id", "channel_id"],
-  additionalProperties: false,
-  properties: { app_id: uuid("App id."), channel_id: channelId },
-} as const;
-
-const appOnlyParams = {
-  type: "object",
-  required: ["app_id"],
-  additionalProperties: false,
-  properties: { app_id: uuid("App id.") },
-} as const;
+const params = appItemParams("channel_id", channelId);
 
 const tags = ["Android channels"];
 
@@ -121,7 +103,7 @@ export const createAndroidChannelSchema = {
   operationId: "createAndroidChannel",
   summary: "Create an Android notification channel",
   description: "At most 100 channels per app (more: 422). An id the app already has: 409.",
-  params: appOnlyParams,
+  params: appParams,
   body: {
     type: "object",
     required: ["id", "name"],
@@ -138,7 +120,7 @@ export const listAndroidChannelsSchema = {
   description:
     "Every channel of the app, ordered by id, in one page: the read client libraries sync from. The answer has a " +
     "strong ETag over the list; send it back in If-None-Match and an unchanged list answers 304 with no body.",
-  params: appOnlyParams,
+  params: appParams,
   headers: {
     type: "object",
     properties: {

@@ -1,5 +1,15 @@
-import { appParams } from "./apps.js";
-import { errorResponses, noContent, ok, listOf, pageQuery, timestamp, uuid } from "./common.js";
+import {
+  appItemParams,
+  appParams,
+  errorResponses,
+  noContent,
+  ok,
+  listOf,
+  pageQuerystring,
+  timestamp,
+  uuid,
+  component,
+} from "./common.js";
 
 const scope = {
   type: "string",
@@ -42,24 +52,12 @@ const keyProperties = {
   created_at: timestamp("Creation time (UTC)."),
 } as const;
 
-const keyRequired = ["id", "name", "scope", "kind", "app_id", "prefix", "rate_limit_per_minute", "created_at"];
+export const apiKeySchema = component("ApiKey", { description: "An API key, without its secret." }, keyProperties);
 
-export const apiKeySchema = {
-  $id: "ApiKey",
-  type: "object",
-  description: "An API key, without its secret.",
-  required: keyRequired,
-  additionalProperties: false,
-  properties: keyProperties,
-} as const;
-
-export const createdApiKeySchema = {
-  $id: "CreatedApiKey",
-  type: "object",
-  description: "A new API key with its secret: shown once, never again.",
-  required: [...keyRequired, "secret"],
-  additionalProperties: false,
-  properties: {
+export const createdApiKeySchema = component(
+  "CreatedApiKey",
+  { description: "A new API key with its secret: shown once, never again." },
+  {
     ...keyProperties,
     secret: {
       type: "string",
@@ -67,7 +65,7 @@ export const createdApiKeySchema = {
       examples: ["hk_live_Ab3xExampleExampleExampleExample0000"],
     },
   },
-} as const;
+);
 
 const tags = ["API keys"];
 
@@ -98,7 +96,7 @@ export const listApiKeysSchema = {
   operationId: "listApiKeys",
   summary: "List an app's API keys",
   params: appParams,
-  querystring: { type: "object", properties: pageQuery },
+  querystring: pageQuerystring(),
   response: { 200: listOf("ApiKey", "A page of keys, without secrets."), ...errorResponses(400, 403, 404) },
 };
 
@@ -108,11 +106,6 @@ export const revokeApiKeySchema = {
   summary: "Revoke an API key",
   description:
     "The key stops working at once on this gateway replica and within HERALD_AUTH_CACHE_MS (10 s by default) on the others.",
-  params: {
-    type: "object",
-    required: ["app_id", "key_id"],
-    additionalProperties: false,
-    properties: { ...appParams.properties, key_id: uuid("Key id.") },
-  },
+  params: appItemParams("key_id", uuid("Key id.")),
   response: { 204: noContent("Revoked."), ...errorResponses(403, 404) },
 };

@@ -1,4 +1,15 @@
-import { errorResponses, idParams, listOf, noContent, ok, pageQuery, platform, timestamp, uuid } from "./common.js";
+import {
+  appParams,
+  errorResponses,
+  listOf,
+  noContent,
+  ok,
+  pageQuerystring,
+  platform,
+  timestamp,
+  uuid,
+  component,
+} from "./common.js";
 
 const name = {
   type: "string",
@@ -17,13 +28,10 @@ const bundleId = {
 } as const;
 const appPlatform = { ...platform, description: "Primary platform; an app may hold devices and configs of all three." };
 
-export const appSchema = {
-  $id: "App",
-  type: "object",
-  description: "An app: holds devices, platform configs and API keys.",
-  required: ["id", "org_id", "name", "platform", "bundle_id", "created_at", "updated_at"],
-  additionalProperties: false,
-  properties: {
+export const appSchema = component(
+  "App",
+  { description: "An app: holds devices, platform configs and API keys." },
+  {
     id: uuid("App id, used as {app_id} in paths."),
     org_id: uuid("Owning organization."),
     name,
@@ -32,9 +40,7 @@ export const appSchema = {
     created_at: timestamp("Creation time (UTC)."),
     updated_at: timestamp("Last change (UTC)."),
   },
-} as const;
-
-export const appParams = idParams("app_id", "App id.");
+);
 
 const tags = ["Apps"];
 
@@ -57,7 +63,7 @@ export const listAppsSchema = {
   operationId: "listApps",
   summary: "List apps",
   description: "Apps of the caller's organization; an app-scoped key sees only its own app.",
-  querystring: { type: "object", properties: pageQuery },
+  querystring: pageQuerystring(),
   response: { 200: listOf("App", "A page of apps."), ...errorResponses(400) },
 };
 

@@ -1,23 +1,33 @@
 import { deliveryOptions } from "./push.js";
-import { errorResponses, idParams, listOf, ok, pageQuery, timestamp, uuid } from "./common.js";
+import {
+  appQuery,
+  errorResponses,
+  idParams,
+  listOf,
+  ok,
+  pageQuerystring,
+  timestamp,
+  uuid,
+  component,
+  counter,
+  nullable,
+} from "./common.js";
 
 /** Nullable timestamp: the moment has not come (yet), or never will. */
-const maybeTimestamp = (description: string) => ({ ...timestamp(description), type: ["string", "null"] }) as const;
-const counter = (description: string) => ({ type: "integer", minimum: 0, description }) as const;
+const maybeTimestamp = (description: string) => nullable(timestamp(description));
 
-export const campaignStatsSchema = {
-  $id: "CampaignStats",
-  type: "object",
-  description:
-    "Delivery counters, each device counted once. `sent` counts devices whose final outcome has been recorded; " +
-    "each of them is in exactly one of `delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, " +
-    "`sent` equals `audience_size` and " +
-    "the four outcomes add up to `sent`. `received` and `clicked` count devices whose client library reported " +
-    "the notification shown or clicked (`POST /v1/devices/{id}/notification-events`): devices without a library " +
-    "(or offline ones) report nothing, so they are lower bounds.",
-  required: ["campaign_id", "sent", "delivered", "failed", "bounced", "throttled", "received", "clicked"],
-  additionalProperties: false,
-  properties: {
+export const campaignStatsSchema = component(
+  "CampaignStats",
+  {
+    description:
+      "Delivery counters, each device counted once. `sent` counts devices whose final outcome has been recorded; " +
+      "each of them is in exactly one of `delivered`, `failed`, `bounced` or `throttled`. When a campaign completes, " +
+      "`sent` equals `audience_size` and " +
+      "the four outcomes add up to `sent`. `received` and `clicked` count devices whose client library reported " +
+      "the notification shown or clicked (`POST /v1/devices/{id}/notification-events`): devices without a library " +
+      "(or offline ones) report nothing, so they are lower bounds.",
+  },
+  {
     campaign_id: uuid("The campaign."),
     sent: counter(
       "Devices whose final outcome (delivered, failed, bounced or throttled) has been recorded, including those " +
@@ -32,19 +42,16 @@ export const campaignStatsSchema = {
     received: counter("Devices that reported the notification received and shown (once per device)."),
     clicked: counter("Devices that reported a click on the notification (once per device; also counted as received)."),
   },
-} as const;
+);
 
-export const campaignContentSchema = {
-  $id: "CampaignContent",
-  type: "object",
-  description: "One language's text; null where the send gave none.",
-  required: ["title", "body"],
-  additionalProperties: false,
-  properties: {
+export const campaignContentSchema = component(
+  "CampaignContent",
+  { description: "One language's text; null where the send gave none." },
+  {
     title: { type: ["string", "null"], examples: ["Sale starts now"] },
     body: { type: ["string", "null"], examples: ["50% off everything until midnight."] },
   },
-} as const;
+);
 
 const target = {
   description: "Who the campaign targets, by the send endpoint that created it.",
@@ -95,33 +102,10 @@ const target = {
   ],
 } as const;
 
-export const campaignSchema = {
-  $id: "Campaign",
-  type: "object",
-  description: "One send: its content, target, delivery options, lifecycle and counters.",
-  required: [
-    "id",
-    "app_id",
-    "name",
-    "status",
-    "audience_size",
-    "sent_at",
-    "scheduled_at",
-    "completed_at",
-    "created_at",
-    "updated_at",
-    "contents",
-    "data",
-    "target",
-    "ttl",
-    "priority",
-    "collapse_id",
-    "image_url",
-    "failure_reason",
-    "stats",
-  ],
-  additionalProperties: false,
-  properties: {
+export const campaignSchema = component(
+  "Campaign",
+  { description: "One send: its content, target, delivery options, lifecycle and counters." },
+  {
     id: uuid("Campaign id, used in /v1/campaigns/{id}."),
     app_id: uuid("The app whose devices it targets."),
     name: { type: "string", description: "The label given at send time." },
@@ -164,9 +148,10 @@ export const campaignSchema = {
     failure_reason: { type: ["string", "null"], description: "Why the campaign failed; null unless status is failed." },
     stats: { $ref: "CampaignStats#" },
   },
-} as const;
+  Object.keys(deliveryOptions),
+);
 
-const campaignParams = idParams("id", "Campaign id.");
+export const campaignParams = idParams("id", "Campaign id.");
 const tags = ["Campaigns"];
 
 export const listCampaignsSchema = {
@@ -174,18 +159,14 @@ export const listCampaignsSchema = {
   operationId: "listCampaigns",
   summary: "List campaigns of an app",
   description: "Newest first; `total` counts the campaigns that match the status filter.",
-  querystring: {
-    type: "object",
-    properties: {
-      app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
-      status: {
-        type: "string",
-        enum: campaignSchema.properties.status.enum,
-        description: "Only campaigns in this status.",
-      },
-      ...pageQuery,
+  querystring: pageQuerystring({
+    ...appQuery,
+    status: {
+      type: "string",
+      enum: campaignSchema.properties.status.enum,
+      description: "Only campaigns in this status.",
     },
-  },
+  }),
   response: { 200: listOf("Campaign", "A page of campaigns."), ...errorResponses(400, 403, 404) },
 };
 

@@ -24,19 +24,43 @@ export const uuid = (description: string) =>
 export const timestamp = (description: string) =>
   ({ type: "string", format: "date-time", description, examples: ["2026-11-21T10:00:00.000Z"] }) as const;
 
+/** A count: an integer from 0. */
+export const counter = (description: string) => ({ type: "integer", minimum: 0, description }) as const;
+
+/** The same schema, with null allowed (a value not known yet, or cleared). */
+export const nullable = <T extends { type: string }>(schema: T) =>
+  ({ ...schema, type: [schema.type, "null"] }) as const;
+
 export const platform = {
   type: "string",
   enum: ["ios", "android", "web"],
   description: "Push platform.",
 } as const;
 
-export const errorSchema = {
-  $id: "Error",
-  type: "object",
-  description: "Every error: a stable name and a human-readable message.",
-  required: ["error", "message"],
-  additionalProperties: false,
-  properties: {
+/**
+ * A named schema (`$id`): routes reference it as `Name#`, and it becomes a component of the
+ * OpenAPI document. An object with exactly `properties`, each required but the `optional` ones.
+ */
+export function component<const P extends Record<string, object>>(
+  id: string,
+  about: { description: string } | { title: string },
+  properties: P,
+  optional: readonly string[] = [],
+) {
+  return {
+    $id: id,
+    type: "object",
+    ...about,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+    additionalProperties: false,
+    properties,
+  } as const;
+}
+
+export const errorSchema = component(
+  "Error",
+  { description: "Every error: a stable name and a human-readable message." },
+  {
     error: {
       type: "string",
       enum: ERROR_NAMES,
@@ -62,7 +86,8 @@ export const errorSchema = {
       },
     },
   },
-} as const;
+  ["details"],
+);
 
 /** Headers on every authenticated response. */
 export const rateLimitHeaders = {
@@ -147,9 +172,29 @@ export const listOf = (ref: string, description: string) => ({
   },
 });
 
-export const idParams = (name: string, description: string) => ({
+/** Path parameters: each one required, no others. */
+export const pathParams = <P extends Record<string, object>>(properties: P) => ({
   type: "object",
-  required: [name],
+  required: Object.keys(properties),
   additionalProperties: false,
-  properties: { [name]: uuid(description) },
+  properties,
+});
+
+export const idParams = (name: string, description: string) => pathParams({ [name]: uuid(description) });
+
+/** /v1/apps/{app_id} and the routes below it. */
+export const appParams = idParams("app_id", "App id.");
+
+/** /v1/apps/{app_id}/…/{name}: one item of an app, by the item's own path parameter. */
+export const appItemParams = (name: string, item: object) => pathParams({ app_id: uuid("App id."), [name]: item });
+
+/** The app of an app's list that organization-scoped callers may ask for (app-scoped ones get their own). */
+export const appQuery = {
+  app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
+};
+
+/** A list route's query string: its filters, then the paging parameters. */
+export const pageQuerystring = (filters: Record<string, object> = {}) => ({
+  type: "object",
+  properties: { ...filters, ...pageQuery },
 });

@@ -1,15 +1,19 @@
 import { PAGING } from "@herald/runtime";
+import { campaignParams } from "./campaigns.js";
 import {
   errorResponses,
-  idParams,
   listOf,
   ok,
-  pageQuery,
+  pageQuerystring,
+  pathParams,
   platform,
   rateLimitHeaders,
   timestamp,
   uuid,
+  component,
+  counter,
 } from "./common.js";
+import { deviceParams } from "./devices.js";
 
 /**
  * Per-device receipts (what the provider did with each device's notification), their
@@ -52,13 +56,10 @@ const externalId = {
   examples: ["user-42"],
 } as const;
 
-export const deliverySchema = {
-  $id: "Delivery",
-  type: "object",
-  description: "One device's receipt of a campaign: the final outcome of its notification.",
-  required: ["device_id", "external_id", "platform", "outcome", "reason", "attempts", "at"],
-  additionalProperties: false,
-  properties: {
+export const deliverySchema = component(
+  "Delivery",
+  { description: "One device's receipt of a campaign: the final outcome of its notification." },
+  {
     device_id: uuid("The device."),
     external_id: externalId,
     platform: {
@@ -73,15 +74,12 @@ export const deliverySchema = {
     attempts,
     at,
   },
-} as const;
+);
 
-export const deviceDeliverySchema = {
-  $id: "DeviceDelivery",
-  type: "object",
-  description: "A device's receipt of one campaign.",
-  required: ["campaign_id", "platform", "outcome", "reason", "attempts", "at"],
-  additionalProperties: false,
-  properties: {
+export const deviceDeliverySchema = component(
+  "DeviceDelivery",
+  { description: "A device's receipt of one campaign." },
+  {
     campaign_id: uuid("The campaign, used in /v1/campaigns/{id}."),
     platform,
     outcome,
@@ -89,31 +87,24 @@ export const deviceDeliverySchema = {
     attempts,
     at,
   },
-} as const;
+);
 
-const count = (description: string) => ({ type: "integer", minimum: 0, description }) as const;
-
-export const userErasureSchema = {
-  $id: "UserErasure",
-  type: "object",
-  description: "What an erasure removed; all zeros when there was nothing (left) to erase.",
-  required: ["external_id", "devices", "receipts", "engagements", "in_app_states"],
-  additionalProperties: false,
-  properties: {
+export const userErasureSchema = component(
+  "UserErasure",
+  { description: "What an erasure removed; all zeros when there was nothing (left) to erase." },
+  {
     external_id: { type: "string", description: "The external id erased.", examples: ["user-42"] },
-    devices: count("Devices of the external id deleted."),
-    receipts: count("Per-device delivery receipts of those devices removed."),
-    engagements: count("Received and clicked reports of those devices removed."),
-    in_app_states: count("Per-device in-app message states (impressions, clicks, dismissals) removed."),
+    devices: counter("Devices of the external id deleted."),
+    receipts: counter("Per-device delivery receipts of those devices removed."),
+    engagements: counter("Received and clicked reports of those devices removed."),
+    in_app_states: counter("Per-device in-app message states (impressions, clicks, dismissals) removed."),
   },
-} as const;
+);
 
 const filters = {
   outcome: { ...outcome, description: `Only receipts with this outcome. ${outcome.description}` },
   platform: { ...platform, description: "Only receipts of devices of this platform." },
 } as const;
-
-const campaignParams = idParams("id", "Campaign id.");
 
 export const listCampaignDeliveriesSchema = {
   tags: ["Campaigns"],
@@ -125,7 +116,7 @@ export const listCampaignDeliveriesSchema = {
     "recorded, so a campaign still sending has fewer than its audience. `external_id` is looked up in the device " +
     "registry for the page shown.",
   params: campaignParams,
-  querystring: { type: "object", properties: { ...filters, ...pageQuery } },
+  querystring: pageQuerystring(filters),
   response: { 200: listOf("Delivery", "A page of receipts."), ...errorResponses(400, 403, 404) },
 };
 
@@ -182,7 +173,7 @@ export const listDeviceDeliveriesSchema = {
   summary: "List a device's receipts",
   description:
     "The device's most recent receipts across the app's campaigns, newest first (as far back as receipts are kept).",
-  params: idParams("id", "Device id."),
+  params: deviceParams,
   querystring: {
     type: "object",
     properties: {
@@ -221,20 +212,15 @@ export const eraseUserSchema = {
     "a repeat, or an external id no device has, answers zeros, so retrying is safe. Campaign counters are totals " +
     "without device ids and stay as they are. A device registered again under this external id afterwards is a " +
     "new device.",
-  params: {
-    type: "object",
-    required: ["app_id", "external_id"],
-    additionalProperties: false,
-    properties: {
-      app_id: uuid("The app."),
-      external_id: {
-        type: "string",
-        minLength: 1,
-        maxLength: 255,
-        description: "The user's external id (percent-encoded in the path).",
-        examples: ["user-42"],
-      },
+  params: pathParams({
+    app_id: uuid("The app."),
+    external_id: {
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      description: "The user's external id (percent-encoded in the path).",
+      examples: ["user-42"],
     },
-  },
+  }),
   response: { 200: ok("What was erased.", "UserErasure"), ...errorResponses(403, 404) },
 };

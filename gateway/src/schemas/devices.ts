@@ -1,17 +1,20 @@
 import {
+  appQuery,
   errorResponses,
   idParams,
   listOf,
   noContent,
   ok,
-  pageQuery,
+  pageQuerystring,
   platform,
   rateLimitHeaders,
   timestamp,
   uuid,
+  component,
+  nullable,
 } from "./common.js";
 
-/** Optional device fields; "" or null clears a stored value on update. */
+/** Optional device fields; "" or null (nullable) clears a stored value on update. */
 const externalId = {
   type: "string",
   maxLength: 255,
@@ -38,37 +41,19 @@ const tagList = {
   description: "Tags for segments; replaces the stored tags.",
   examples: [["beta", "premium"]],
 } as const;
-const clearable = <T extends object>(s: T) => ({ ...s, type: ["string", "null"] });
 
-export const deviceSchema = {
-  $id: "Device",
-  type: "object",
-  description: "A registered device.",
-  required: [
-    "id",
-    "app_id",
-    "push_token",
-    "platform",
-    "external_id",
-    "language",
-    "timezone",
-    "app_version",
-    "tags",
-    "opted_in",
-    "invalid",
-    "created_at",
-    "updated_at",
-  ],
-  additionalProperties: false,
-  properties: {
+export const deviceSchema = component(
+  "Device",
+  { description: "A registered device." },
+  {
     id: uuid("Device id, used in /v1/devices/{id}."),
     app_id: uuid("Owning app."),
     push_token: { type: "string", description: "The platform push token." },
     platform,
-    external_id: clearable(externalId),
-    language: clearable(language),
-    timezone: clearable(timezone),
-    app_version: clearable(appVersion),
+    external_id: nullable(externalId),
+    language: nullable(language),
+    timezone: nullable(timezone),
+    app_version: nullable(appVersion),
     tags: { type: "array", items: { type: "string" } },
     opted_in: { type: "boolean", description: "False after opt-out: no pushes are delivered." },
     invalid: {
@@ -78,9 +63,9 @@ export const deviceSchema = {
     created_at: timestamp("Registration time (UTC)."),
     updated_at: timestamp("Last change (UTC)."),
   },
-} as const;
+);
 
-const deviceParams = idParams("id", "Device id.");
+export const deviceParams = idParams("id", "Device id.");
 const tags = ["Devices"];
 
 export const registerDeviceSchema = {
@@ -115,27 +100,23 @@ export const listDevicesSchema = {
   summary: "List devices of an app",
   description:
     "Oldest registration first. The filters are optional and combine with AND; `total` counts the devices that match.",
-  querystring: {
-    type: "object",
-    properties: {
-      app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
-      platform: { ...platform, description: "Only devices of this platform." },
-      language: {
-        type: "string",
-        minLength: 2,
-        maxLength: 35,
-        description: 'Only devices with this ISO 639-1 language; a region suffix ("pt-BR") is accepted and dropped.',
-        examples: ["de"],
-      },
-      opted_in: { type: "boolean", description: "true: only opted-in devices; false: only opted-out ones." },
-      invalid: {
-        type: "boolean",
-        description: "true: only devices whose token a provider declared dead; false: only valid ones.",
-      },
-      external_id: { ...externalId, minLength: 1, description: "Only devices with exactly this external_id." },
-      ...pageQuery,
+  querystring: pageQuerystring({
+    ...appQuery,
+    platform: { ...platform, description: "Only devices of this platform." },
+    language: {
+      type: "string",
+      minLength: 2,
+      maxLength: 35,
+      description: 'Only devices with this ISO 639-1 language; a region suffix ("pt-BR") is accepted and dropped.',
+      examples: ["de"],
     },
-  },
+    opted_in: { type: "boolean", description: "true: only opted-in devices; false: only opted-out ones." },
+    invalid: {
+      type: "boolean",
+      description: "true: only devices whose token a provider declared dead; false: only valid ones.",
+    },
+    external_id: { ...externalId, minLength: 1, description: "Only devices with exactly this external_id." },
+  }),
   response: { 200: listOf("Device", "A page of devices."), ...errorResponses(400, 403, 404) },
 };
 
@@ -158,10 +139,10 @@ export const updateDeviceSchema = {
     type: "object",
     additionalProperties: false,
     properties: {
-      external_id: clearable(externalId),
-      language: clearable(language),
-      timezone: clearable(timezone),
-      app_version: clearable(appVersion),
+      external_id: nullable(externalId),
+      language: nullable(language),
+      timezone: nullable(timezone),
+      app_version: nullable(appVersion),
       tags: tagList,
     },
   },

@@ -1,4 +1,20 @@
-import { errorResponses, listOf, noContent, ok, pageQuery, rateLimitHeaders, timestamp, uuid } from "./common.js";
+import {
+  appItemParams,
+  appParams,
+  errorResponses,
+  listOf,
+  noContent,
+  ok,
+  pageQuerystring,
+  pathParams,
+  rateLimitHeaders,
+  timestamp,
+  uuid,
+  component,
+  counter,
+  nullable,
+} from "./common.js";
+import { deviceParams } from "./devices.js";
 
 /**
  * In-app messages of an app (stored by the device registry,
@@ -6,9 +22,6 @@ import { errorResponses, listOf, noContent, ok, pageQuery, rateLimitHeaders, tim
  * client libraries call. The registry adds the semantic checks (an "en" entry, an end
  * after the start, a segment of the app) and answers those with 422 or 404.
  */
-
-const nullable = <T extends { type: string }>(schema: T) => ({ ...schema, type: [schema.type, "null"] }) as const;
-const counter = (description: string) => ({ type: "integer", minimum: 0, description }) as const;
 
 const content = {
   type: "object",
@@ -40,22 +53,16 @@ const contents = {
   examples: [{ en: { title: "Hi!", body: "Our spring sale starts today." }, de: { title: "Hallo!", body: "Heute…" } }],
 } as const;
 
-export const inAppAudienceAllSchema = {
-  $id: "InAppAudienceAll",
-  type: "object",
-  title: "All devices",
-  required: ["kind"],
-  additionalProperties: false,
-  properties: { kind: { type: "string", const: "all", description: "Every device of the app." } },
-} as const;
+export const inAppAudienceAllSchema = component(
+  "InAppAudienceAll",
+  { title: "All devices" },
+  { kind: { type: "string", const: "all", description: "Every device of the app." } },
+);
 
-export const inAppAudienceSegmentSchema = {
-  $id: "InAppAudienceSegment",
-  type: "object",
-  title: "Segment",
-  required: ["kind", "segment_id"],
-  additionalProperties: false,
-  properties: {
+export const inAppAudienceSegmentSchema = component(
+  "InAppAudienceSegment",
+  { title: "Segment" },
+  {
     kind: { type: "string", const: "segment" },
     segment_id: uuid(
       "A segment of the same app (see /v1/segments; unknown: 404). Its rule is evaluated against the device when it " +
@@ -63,15 +70,12 @@ export const inAppAudienceSegmentSchema = {
         "matches no device.",
     ),
   },
-} as const;
+);
 
-export const inAppAudienceExternalIdsSchema = {
-  $id: "InAppAudienceExternalIds",
-  type: "object",
-  title: "Users",
-  required: ["kind", "external_ids"],
-  additionalProperties: false,
-  properties: {
+export const inAppAudienceExternalIdsSchema = component(
+  "InAppAudienceExternalIds",
+  { title: "Users" },
+  {
     kind: { type: "string", const: "external_ids" },
     external_ids: {
       type: "array",
@@ -82,7 +86,7 @@ export const inAppAudienceExternalIdsSchema = {
       examples: [["user-42", "user-43"]],
     },
   },
-} as const;
+);
 
 const AUDIENCES = [
   { $ref: "InAppAudienceAll#" },
@@ -147,42 +151,21 @@ const settings = {
   },
 } as const;
 
-export const inAppMessageStatsSchema = {
-  $id: "InAppMessageStats",
-  type: "object",
-  description: "What devices reported through `POST /v1/devices/{id}/in-app-messages/{message_id}/events`.",
-  required: ["impressions", "clicks", "dismissals", "devices"],
-  additionalProperties: false,
-  properties: {
+export const inAppMessageStatsSchema = component(
+  "InAppMessageStats",
+  { description: "What devices reported through `POST /v1/devices/{id}/in-app-messages/{message_id}/events`." },
+  {
     impressions: counter("Impression events, all devices (each device at most max_impressions)."),
     clicks: counter("Click events, all devices."),
     dismissals: counter("Devices that dismissed the message (a device dismisses once)."),
     devices: counter("Distinct devices with at least one impression."),
   },
-} as const;
+);
 
-export const inAppMessageSchema = {
-  $id: "InAppMessage",
-  type: "object",
-  description: "An in-app message of an app.",
-  required: [
-    "id",
-    "app_id",
-    "name",
-    "contents",
-    "image_url",
-    "action_url",
-    "audience",
-    "starts_at",
-    "ends_at",
-    "priority",
-    "max_impressions",
-    "stats",
-    "created_at",
-    "updated_at",
-  ],
-  additionalProperties: false,
-  properties: {
+export const inAppMessageSchema = component(
+  "InAppMessage",
+  { description: "An in-app message of an app." },
+  {
     id: uuid("The message."),
     app_id: uuid("The app."),
     ...settings,
@@ -191,15 +174,12 @@ export const inAppMessageSchema = {
     created_at: timestamp("When the message was created (UTC)."),
     updated_at: timestamp("When its settings last changed (UTC)."),
   },
-} as const;
+);
 
-export const deviceInAppMessageSchema = {
-  $id: "DeviceInAppMessage",
-  type: "object",
-  description: "An in-app message as one device shows it, in its language.",
-  required: ["id", "language", "title", "body", "image_url", "action_url", "priority", "ends_at"],
-  additionalProperties: false,
-  properties: {
+export const deviceInAppMessageSchema = component(
+  "DeviceInAppMessage",
+  { description: "An in-app message as one device shows it, in its language." },
+  {
     id: uuid("The message; report events with it."),
     language: {
       type: "string",
@@ -214,35 +194,11 @@ export const deviceInAppMessageSchema = {
     priority: settings.priority,
     ends_at: nullable(timestamp("When the message stops being shown; null: never.")),
   },
-} as const;
+);
 
-const appParams = {
-  type: "object",
-  required: ["app_id"],
-  additionalProperties: false,
-  properties: { app_id: uuid("App id.") },
-} as const;
-
-const messageParams = {
-  type: "object",
-  required: ["app_id", "message_id"],
-  additionalProperties: false,
-  properties: { app_id: uuid("App id."), message_id: uuid("In-app message id.") },
-} as const;
-
-const deviceParams = {
-  type: "object",
-  required: ["id"],
-  additionalProperties: false,
-  properties: { id: uuid("Device id.") },
-} as const;
-
-const deviceMessageParams = {
-  type: "object",
-  required: ["id", "message_id"],
-  additionalProperties: false,
-  properties: { id: uuid("Device id."), message_id: uuid("In-app message id.") },
-} as const;
+const messageId = uuid("In-app message id.");
+const messageParams = appItemParams("message_id", messageId);
+const deviceMessageParams = pathParams({ ...deviceParams.properties, message_id: messageId });
 
 const tags = ["In-app messages"];
 
@@ -269,7 +225,7 @@ export const listInAppMessagesSchema = {
   summary: "List an app's in-app messages",
   description: "Newest first.",
   params: appParams,
-  querystring: { type: "object", properties: pageQuery },
+  querystring: pageQuerystring(),
   response: { 200: listOf("InAppMessage", "A page of in-app messages."), ...errorResponses(400, 403, 404) },
 };
 

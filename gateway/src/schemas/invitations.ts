@@ -1,4 +1,14 @@
-import { errorResponses, idParams, listOf, noContent, ok, pageQuery, timestamp, uuid } from "./common.js";
+import {
+  errorResponses,
+  idParams,
+  listOf,
+  noContent,
+  ok,
+  pageQuerystring,
+  timestamp,
+  uuid,
+  component,
+} from "./common.js";
 import { role } from "./members.js";
 
 const email = {
@@ -17,24 +27,16 @@ const invitationProperties = {
   created_at: timestamp("Creation time (UTC)."),
 } as const;
 
-const invitationRequired = ["id", "email", "role", "expires_at", "created_at"];
+export const invitationSchema = component(
+  "Invitation",
+  { description: "A pending invitation, without its token." },
+  invitationProperties,
+);
 
-export const invitationSchema = {
-  $id: "Invitation",
-  type: "object",
-  description: "A pending invitation, without its token.",
-  required: invitationRequired,
-  additionalProperties: false,
-  properties: invitationProperties,
-} as const;
-
-export const createdInvitationSchema = {
-  $id: "CreatedInvitation",
-  type: "object",
-  description: "A new invitation with its secret token and link: shown once, never again.",
-  required: [...invitationRequired, "token", "accept_url"],
-  additionalProperties: false,
-  properties: {
+export const createdInvitationSchema = component(
+  "CreatedInvitation",
+  { description: "A new invitation with its secret token and link: shown once, never again." },
+  {
     ...invitationProperties,
     token: {
       type: "string",
@@ -47,20 +49,17 @@ export const createdInvitationSchema = {
       examples: ["https://herald.example.com/invitations/accept?token=Xb0qYtKmRr3dV8aPq2WnLs1eXb0qYtKmRr3dV8aPq2W"],
     },
   },
-} as const;
+);
 
-export const acceptedInvitationSchema = {
-  $id: "AcceptedInvitation",
-  type: "object",
-  description: "The user who accepted, and the membership they got.",
-  required: ["user", "org_id", "role"],
-  additionalProperties: false,
-  properties: {
+export const acceptedInvitationSchema = component(
+  "AcceptedInvitation",
+  { description: "The user who accepted, and the membership they got." },
+  {
     user: { $ref: "User#" },
     org_id: uuid("The organization joined."),
     role,
   },
-} as const;
+);
 
 const tags = ["Members"];
 
@@ -85,7 +84,7 @@ export const listInvitationsSchema = {
   operationId: "listInvitations",
   summary: "List pending invitations",
   description: "Tokens are never shown again.",
-  querystring: { type: "object", properties: pageQuery },
+  querystring: pageQuerystring(),
   response: { 200: listOf("Invitation", "A page of invitations."), ...errorResponses(400, 403) },
 };
 

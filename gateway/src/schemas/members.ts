@@ -1,4 +1,14 @@
-import { errorResponses, idParams, listOf, noContent, ok, pageQuery, timestamp, uuid } from "./common.js";
+import {
+  errorResponses,
+  idParams,
+  listOf,
+  noContent,
+  ok,
+  pageQuerystring,
+  timestamp,
+  uuid,
+  component,
+} from "./common.js";
 
 export const role = {
   type: "string",
@@ -9,39 +19,30 @@ export const role = {
   examples: ["developer"],
 } as const;
 
-export const userSchema = {
-  $id: "User",
-  type: "object",
-  description: "A person who can sign in.",
-  required: ["id", "email", "name"],
-  additionalProperties: false,
-  properties: {
+export const userSchema = component(
+  "User",
+  { description: "A person who can sign in." },
+  {
     id: uuid("User id, used as {user_id} in member paths."),
     email: { type: "string", format: "email", description: "Sign-in email.", examples: ["ada@example.com"] },
     name: { type: ["string", "null"], description: "Display name, if given.", examples: ["Ada Lovelace"] },
   },
-} as const;
+);
 
-export const memberSchema = {
-  $id: "Member",
-  type: "object",
-  description: "A user's membership of the organization.",
-  required: ["user", "role", "joined_at"],
-  additionalProperties: false,
-  properties: {
+export const memberSchema = component(
+  "Member",
+  { description: "A user's membership of the organization." },
+  {
     user: { $ref: "User#" },
     role,
     joined_at: timestamp("When the user joined (UTC)."),
   },
-} as const;
+);
 
-export const meSchema = {
-  $id: "Me",
-  type: "object",
-  description: "The signed-in user, the organization the session acts in, and all of the user's organizations.",
-  required: ["user", "org", "role", "memberships"],
-  additionalProperties: false,
-  properties: {
+export const meSchema = component(
+  "Me",
+  { description: "The signed-in user, the organization the session acts in, and all of the user's organizations." },
+  {
     user: { $ref: "User#" },
     org: {
       type: "object",
@@ -61,7 +62,7 @@ export const meSchema = {
       },
     },
   },
-} as const;
+);
 
 const userParams = idParams("user_id", "User id of the member.");
 
@@ -79,7 +80,7 @@ export const listMembersSchema = {
   tags,
   operationId: "listMembers",
   summary: "List the organization's members",
-  querystring: { type: "object", properties: pageQuery },
+  querystring: pageQuerystring(),
   response: { 200: listOf("Member", "A page of members."), ...errorResponses(400, 403) },
 };
 

@@ -1,4 +1,4 @@
-import { errorResponses, listOf, noContent, ok, pageQuery, timestamp } from "./common.js";
+import { errorResponses, listOf, noContent, ok, pageQuerystring, pathParams, timestamp, component } from "./common.js";
 
 const clientId = {
   type: "string",
@@ -26,19 +26,19 @@ const name = {
   examples: ["Release CLI"],
 } as const;
 
-export const oauthClientSchema = {
-  $id: "OAuthClient",
-  type: "object",
-  description: "A public OAuth 2.1 client of the organization: authorization code with PKCE (S256), no client secret.",
-  required: ["client_id", "name", "redirect_uris", "created_at"],
-  additionalProperties: false,
-  properties: {
+export const oauthClientSchema = component(
+  "OAuthClient",
+  {
+    description:
+      "A public OAuth 2.1 client of the organization: authorization code with PKCE (S256), no client secret.",
+  },
+  {
     client_id: clientId,
     name,
     redirect_uris: redirectUris,
     created_at: timestamp("Registration time (UTC)."),
   },
-} as const;
+);
 
 const tags = ["OAuth clients"];
 
@@ -61,7 +61,7 @@ export const listOAuthClientsSchema = {
   operationId: "listOAuthClients",
   summary: "List the organization's OAuth clients",
   description: "The console's own client is built in and not listed.",
-  querystring: { type: "object", properties: pageQuery },
+  querystring: pageQuerystring(),
   response: { 200: listOf("OAuthClient", "A page of clients."), ...errorResponses(400, 403) },
 };
 
@@ -71,11 +71,6 @@ export const deleteOAuthClientSchema = {
   summary: "Delete an OAuth client",
   description:
     "Sign-ins and token refreshes through the client stop working; access tokens it got run out on their own.",
-  params: {
-    type: "object",
-    required: ["client_id"],
-    additionalProperties: false,
-    properties: { client_id: clientId },
-  },
+  params: pathParams({ client_id: clientId }),
   response: { 204: noContent("Deleted."), ...errorResponses(403, 404) },
 };

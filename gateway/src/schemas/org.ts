@@ -1,4 +1,4 @@
-import { errorResponses, ok, timestamp, uuid } from "./common.js";
+import { errorResponses, ok, timestamp, uuid, component } from "./common.js";
 
 const name = {
   type: "string",
@@ -8,18 +8,15 @@ const name = {
   examples: ["Acme"],
 } as const;
 
-export const orgSchema = {
-  $id: "Org",
-  type: "object",
-  description: "The organization: owns apps, API keys, members and OAuth clients.",
-  required: ["id", "name", "created_at"],
-  additionalProperties: false,
-  properties: {
+export const orgSchema = component(
+  "Org",
+  { description: "The organization: owns apps, API keys, members and OAuth clients." },
+  {
     id: uuid("Organization id."),
     name,
     created_at: timestamp("Creation time (UTC)."),
   },
-} as const;
+);
 
 const tags = ["Organization"];
 

@@ -1,5 +1,4 @@
-import { appParams } from "./apps.js";
-import { errorResponses, ok, rateLimitHeaders, timestamp, uuid } from "./common.js";
+import { appParams, errorResponses, ok, rateLimitHeaders, timestamp, uuid, component } from "./common.js";
 
 const fingerprint = {
   type: "string",
@@ -8,13 +7,10 @@ const fingerprint = {
 } as const;
 const updatedAt = timestamp("When these credentials were stored (UTC).");
 
-export const iosInputSchema = {
-  $id: "IosPlatformConfigInput",
-  type: "object",
-  title: "iOS (APNs token authentication)",
-  required: ["platform", "apns_p8_key", "apns_key_id", "apns_team_id"],
-  additionalProperties: false,
-  properties: {
+export const iosInputSchema = component(
+  "IosPlatformConfigInput",
+  { title: "iOS (APNs token authentication)" },
+  {
     platform: { type: "string", const: "ios" },
     apns_p8_key: {
       type: "string",
@@ -49,15 +45,13 @@ export const iosInputSchema = {
       description: "APNs environment; production when omitted.",
     },
   },
-} as const;
+  ["apns_topic", "apns_environment"],
+);
 
-export const androidInputSchema = {
-  $id: "AndroidPlatformConfigInput",
-  type: "object",
-  title: "Android (FCM HTTP v1 service account)",
-  required: ["platform", "fcm_service_account"],
-  additionalProperties: false,
-  properties: {
+export const androidInputSchema = component(
+  "AndroidPlatformConfigInput",
+  { title: "Android (FCM HTTP v1 service account)" },
+  {
     platform: { type: "string", const: "android" },
     fcm_service_account: {
       type: ["object", "string"],
@@ -68,15 +62,12 @@ export const androidInputSchema = {
         "Stored encrypted; the private key is never returned.",
     },
   },
-} as const;
+);
 
-export const webInputSchema = {
-  $id: "WebPlatformConfigInput",
-  type: "object",
-  title: "Web (VAPID)",
-  required: ["platform", "vapid_subject"],
-  additionalProperties: false,
-  properties: {
+export const webInputSchema = component(
+  "WebPlatformConfigInput",
+  { title: "Web (VAPID)" },
+  {
     platform: { type: "string", const: "web" },
     vapid_public_key: {
       type: "string",
@@ -96,15 +87,13 @@ export const webInputSchema = {
       examples: ["mailto:ops@acme.example"],
     },
   },
-} as const;
+  ["vapid_public_key", "vapid_private_key"],
+);
 
-export const iosConfigSchema = {
-  $id: "IosPlatformConfig",
-  type: "object",
-  description: "Stored APNs credentials, public parts only.",
-  required: ["platform", "apns_key_id", "apns_team_id", "apns_topic", "apns_environment", "fingerprint", "updated_at"],
-  additionalProperties: false,
-  properties: {
+export const iosConfigSchema = component(
+  "IosPlatformConfig",
+  { description: "Stored APNs credentials, public parts only." },
+  {
     platform: { type: "string", const: "ios" },
     apns_key_id: { type: "string" },
     apns_team_id: { type: "string" },
@@ -113,15 +102,12 @@ export const iosConfigSchema = {
     fingerprint,
     updated_at: updatedAt,
   },
-} as const;
+);
 
-export const androidConfigSchema = {
-  $id: "AndroidPlatformConfig",
-  type: "object",
-  description: "Stored FCM service account, public parts only.",
-  required: ["platform", "project_id", "client_email", "token_uri", "fingerprint", "updated_at"],
-  additionalProperties: false,
-  properties: {
+export const androidConfigSchema = component(
+  "AndroidPlatformConfig",
+  { description: "Stored FCM service account, public parts only." },
+  {
     platform: { type: "string", const: "android" },
     project_id: { type: "string" },
     client_email: { type: "string" },
@@ -129,36 +115,30 @@ export const androidConfigSchema = {
     fingerprint,
     updated_at: updatedAt,
   },
-} as const;
+);
 
-export const webConfigSchema = {
-  $id: "WebPlatformConfig",
-  type: "object",
-  description: "Stored VAPID key pair, public parts only.",
-  required: ["platform", "vapid_public_key", "vapid_subject", "fingerprint", "updated_at"],
-  additionalProperties: false,
-  properties: {
+export const webConfigSchema = component(
+  "WebPlatformConfig",
+  { description: "Stored VAPID key pair, public parts only." },
+  {
     platform: { type: "string", const: "web" },
     vapid_public_key: { type: "string", description: "Give this to the web client library (applicationServerKey)." },
     vapid_subject: { type: "string" },
     fingerprint,
     updated_at: updatedAt,
   },
-} as const;
+);
 
-export const platformConfigsSchema = {
-  $id: "PlatformConfigs",
-  type: "object",
-  description: "An app's platform configs; null where none is stored.",
-  required: ["app_id", "ios", "android", "web"],
-  additionalProperties: false,
-  properties: {
+export const platformConfigsSchema = component(
+  "PlatformConfigs",
+  { description: "An app's platform configs; null where none is stored." },
+  {
     app_id: uuid("The app."),
     ios: { anyOf: [{ $ref: "IosPlatformConfig#" }, { type: "null" }] },
     android: { anyOf: [{ $ref: "AndroidPlatformConfig#" }, { type: "null" }] },
     web: { anyOf: [{ $ref: "WebPlatformConfig#" }, { type: "null" }] },
   },
-} as const;
+);
 
 const tags = ["Platform configs"];
 
@@ -200,13 +180,10 @@ export const getPlatformConfigsSchema = {
   response: { 200: ok("Public views of the stored configs.", "PlatformConfigs"), ...errorResponses(403, 404) },
 };
 
-export const webPushConfigSchema = {
-  $id: "WebPushConfig",
-  type: "object",
-  description: "What a web page needs to subscribe to pushes: public, safe to ship.",
-  required: ["app_id", "vapid_public_key"],
-  additionalProperties: false,
-  properties: {
+export const webPushConfigSchema = component(
+  "WebPushConfig",
+  { description: "What a web page needs to subscribe to pushes: public, safe to ship." },
+  {
     app_id: uuid("The app."),
     vapid_public_key: {
       type: "string",
@@ -216,7 +193,7 @@ export const webPushConfigSchema = {
       examples: ["BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM"],
     },
   },
-} as const;
+);
 
 export const getWebPushConfigSchema = {
   tags,

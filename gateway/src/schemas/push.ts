@@ -299,45 +299,38 @@ const common =
   "limit as that platform's sender builds it (3993 bytes of Web Push JSON, 4096 for APNs and FCM), else 422 " +
   "naming the language and platform. Watch progress at GET /v1/campaigns/{id}.";
 
-export const sendSchema = {
+/** A send endpoint: the common description, then what its target adds. */
+const sendOperation = (operationId: string, summary: string, target: string, body: object) => ({
   tags,
-  operationId: "sendToAll",
-  summary: "Send to all devices of an app",
-  description: common,
+  operationId,
+  summary,
+  description: target ? `${common} ${target}` : common,
   headers: idempotencyHeaders,
-  body: sendBody,
+  body,
   response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
-};
+});
 
-export const sendToUsersSchema = {
-  tags,
-  operationId: "sendToUsers",
-  summary: "Send to users by external id",
-  description: `${common} Targets the devices registered with one of the given external ids.`,
-  headers: idempotencyHeaders,
-  body: sendToUsersBody,
-  response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
-};
+export const sendSchema = sendOperation("sendToAll", "Send to all devices of an app", "", sendBody);
 
-export const sendToDevicesSchema = {
-  tags,
-  operationId: "sendToDevices",
-  summary: "Send to devices by id",
-  description:
-    `${common} Targets exactly the given devices, on every platform; audience_size counts those that are ` +
-    "targetable when delivery starts. Sends the same way a campaign to all does, so a test push to one device " +
-    "shows what a campaign would do.",
-  headers: idempotencyHeaders,
-  body: sendToDevicesBody,
-  response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
-};
+export const sendToUsersSchema = sendOperation(
+  "sendToUsers",
+  "Send to users by external id",
+  "Targets the devices registered with one of the given external ids.",
+  sendToUsersBody,
+);
 
-export const sendToSegmentSchema = {
-  tags,
-  operationId: "sendToSegment",
-  summary: "Send to a segment",
-  description: `${common} Targets the devices matching the segment's rule when delivery starts.`,
-  headers: idempotencyHeaders,
-  body: sendToSegmentBody,
-  response: { ...sendResponses, ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
-};
+export const sendToDevicesSchema = sendOperation(
+  "sendToDevices",
+  "Send to devices by id",
+  "Targets exactly the given devices, on every platform; audience_size counts those that are targetable when " +
+    "delivery starts. Sends the same way a campaign to all does, so a test push to one device shows what a " +
+    "campaign would do.",
+  sendToDevicesBody,
+);
+
+export const sendToSegmentSchema = sendOperation(
+  "sendToSegment",
+  "Send to a segment",
+  "Targets the devices matching the segment's rule when delivery starts.",
+  sendToSegmentBody,
+);

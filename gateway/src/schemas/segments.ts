@@ -1,14 +1,16 @@
 import {
+  appQuery,
   errorResponses,
   idParams,
   listOf,
   noContent,
   ok,
-  pageQuery,
+  pageQuerystring,
   platform,
   rateLimitHeaders,
   timestamp,
   uuid,
+  component,
 } from "./common.js";
 
 const stringList = (description: string, item: object, maxItems = 1_000) =>
@@ -62,13 +64,10 @@ const name = {
   examples: ["Beta testers in Germany"],
 } as const;
 
-export const segmentSchema = {
-  $id: "Segment",
-  type: "object",
-  description: "A named, stored audience rule of an app; target it with POST /v1/push/send-to-segment.",
-  required: ["id", "app_id", "name", "rule", "preview_count", "created_at", "updated_at"],
-  additionalProperties: false,
-  properties: {
+export const segmentSchema = component(
+  "Segment",
+  { description: "A named, stored audience rule of an app; target it with POST /v1/push/send-to-segment." },
+  {
     id: uuid("Segment id, used as segment_id and in /v1/segments/{id}."),
     app_id: uuid("Owning app."),
     name,
@@ -83,7 +82,7 @@ export const segmentSchema = {
     created_at: timestamp("Creation time (UTC)."),
     updated_at: timestamp("Last change (UTC)."),
   },
-} as const;
+);
 
 const segmentParams = idParams("id", "Segment id.");
 const tags = ["Segments"];
@@ -131,13 +130,7 @@ export const listSegmentsSchema = {
   tags,
   operationId: "listSegments",
   summary: "List segments of an app",
-  querystring: {
-    type: "object",
-    properties: {
-      app_id: uuid("The app; required for organization-scoped callers, defaults to the key's app for app-scoped ones."),
-      ...pageQuery,
-    },
-  },
+  querystring: pageQuerystring(appQuery),
   response: { 200: listOf("Segment", "A page of segments (preview_count null)."), ...errorResponses(400, 403, 404) },
 };
 

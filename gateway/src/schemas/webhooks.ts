@@ -1,4 +1,17 @@
-import { errorResponses, listOf, noContent, ok, pageQuery, rateLimitHeaders, timestamp, uuid } from "./common.js";
+import {
+  appItemParams,
+  appParams,
+  errorResponses,
+  listOf,
+  noContent,
+  ok,
+  pageQuerystring,
+  pathParams,
+  rateLimitHeaders,
+  timestamp,
+  uuid,
+  component,
+} from "./common.js";
 
 /**
  * Webhook endpoints of an app (the webhooks service, proto/herald/v1/webhook.proto).
@@ -101,55 +114,22 @@ const webhookProperties = {
   updated_at: timestamp("When the endpoint last changed (UTC)."),
 } as const;
 
-const webhookRequired = [
-  "id",
-  "app_id",
-  "url",
-  "events",
-  "description",
-  "enabled",
-  "disabled_reason",
-  "previous_secret_expires_at",
-  "created_at",
-  "updated_at",
-];
+export const webhookSchema = component(
+  "Webhook",
+  { description: "A webhook endpoint (without its secret)." },
+  webhookProperties,
+);
 
-export const webhookSchema = {
-  $id: "Webhook",
-  type: "object",
-  description: "A webhook endpoint (without its secret).",
-  required: webhookRequired,
-  additionalProperties: false,
-  properties: webhookProperties,
-} as const;
+export const createdWebhookSchema = component(
+  "CreatedWebhook",
+  { description: "A webhook endpoint with its signing secret, answered only on create and rotation." },
+  { ...webhookProperties, secret },
+);
 
-export const createdWebhookSchema = {
-  $id: "CreatedWebhook",
-  type: "object",
-  description: "A webhook endpoint with its signing secret, answered only on create and rotation.",
-  required: [...webhookRequired, "secret"],
-  additionalProperties: false,
-  properties: { ...webhookProperties, secret },
-} as const;
-
-export const webhookAttemptSchema = {
-  $id: "WebhookAttempt",
-  type: "object",
-  description: "The delivery of one event to the endpoint.",
-  required: [
-    "event_id",
-    "event_type",
-    "status",
-    "attempts",
-    "next_attempt_at",
-    "last_error",
-    "response_status",
-    "response_body",
-    "created_at",
-    "delivered_at",
-  ],
-  additionalProperties: false,
-  properties: {
+export const webhookAttemptSchema = component(
+  "WebhookAttempt",
+  { description: "The delivery of one event to the endpoint." },
+  {
     event_id: { type: "string", description: "The event id, sent as `webhook-id`." },
     event_type: eventType,
     status: {
@@ -167,21 +147,11 @@ export const webhookAttemptSchema = {
     created_at: timestamp("When the delivery was queued (UTC)."),
     delivered_at: { type: ["string", "null"], format: "date-time", description: "When a 2xx answered." },
   },
-} as const;
+);
 
-const appOnlyParams = {
-  type: "object",
-  required: ["app_id"],
-  additionalProperties: false,
-  properties: { app_id: uuid("App id.") },
-} as const;
-
-const params = {
-  type: "object",
-  required: ["app_id", "webhook_id"],
-  additionalProperties: false,
-  properties: { app_id: uuid("App id."), webhook_id: uuid("Webhook endpoint id.") },
-} as const;
+const params = appItemParams("webhook_id", uuid("Webhook endpoint id."));
+/** Only the paging parameters: anything else in the query is refused (400). */
+const pagingOnly = { ...pageQuerystring(), additionalProperties: false };
 
 const tags = ["Webhooks"];
 
@@ -192,7 +162,7 @@ export const createWebhookSchema = {
   description:
     "Answers the endpoint with its signing secret, which is shown only here and on rotation. Each delivery is a " +
     'POST of `{"type": "<event type>", "timestamp": "<ISO 8601>", "data": {…}}` signed per Standard Webhooks.',
-  params: appOnlyParams,
+  params: appParams,
   body: {
     type: "object",
     required: ["url", "events"],
@@ -207,8 +177,8 @@ export const listWebhooksSchema = {
   operationId: "listWebhooks",
   summary: "List the app's webhook endpoints",
   description: "Newest first.",
-  params: appOnlyParams,
-  querystring: { type: "object", additionalProperties: false, properties: { ...pageQuery } },
+  params: appParams,
+  querystring: pagingOnly,
   response: { 200: listOf("Webhook", "A page of endpoints."), ...errorResponses(400, 403, 404) },
 };
 
@@ -279,7 +249,7 @@ export const listWebhookAttemptsSchema = {
   summary: "List an endpoint's deliveries",
   description: "Newest first: each event's status, attempts, next retry, last error and response (cut at 1 KiB).",
   params,
-  querystring: { type: "object", additionalProperties: false, properties: { ...pageQuery } },
+  querystring: pagingOnly,
   response: { 200: listOf("WebhookAttempt", "A page of deliveries."), ...errorResponses(400, 403, 404) },
 };
 
@@ -288,15 +258,9 @@ export const replayWebhookEventSchema = {
   operationId: "replayWebhookEvent",
   summary: "Deliver an event again",
   description: "Queues the app's event for the endpoint again, with the same `webhook-id`; 404 for an unknown event.",
-  params: {
-    type: "object",
-    required: ["app_id", "webhook_id", "event_id"],
-    additionalProperties: false,
-    properties: {
-      app_id: uuid("App id."),
-      webhook_id: uuid("Webhook endpoint id."),
-      event_id: { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,128}$", description: "The event id." },
-    },
-  },
+  params: pathParams({
+    ...params.properties,
+    event_id: { type: "string", pattern: "^[A-Za-z0-9_.:-]{1,128}$", description: "The event id." },
+  }),
   response: { 202: ok("The delivery, queued.", "WebhookAttempt"), ...errorResponses(403, 404) },
 };

@@ -84,6 +84,26 @@ export const url = (name: string, fallback?: string): EnvVar<string> => {
   return fallback === undefined ? { name, parse } : { name, parse, default: fallback };
 };
 
+/**
+ * An https URL (TLS is never turned off), required unless the caller gives a default.
+ * `"origin"`: answers the origin and refuses a path, query or fragment (e.g. a server to
+ * talk to). `"base"`: refuses a query or fragment and answers the URL without trailing
+ * slashes, so that paths are appended to it.
+ */
+export const httpsUrl = (name: string, form: "origin" | "base"): EnvVar<string> => ({
+  name,
+  parse: (s) => {
+    const u = URL.parse(s);
+    if (!u) throw new Error("must be a URL");
+    if (u.protocol !== "https:") throw new Error("must be an https: URL (TLS is never turned off)");
+    if (form === "origin" && (u.pathname !== "/" || u.search || u.hash)) {
+      throw new Error("must be an origin without a path, query or fragment, e.g. https://127.0.0.1:4443");
+    }
+    if (u.search || u.hash) throw new Error("must not have a query or fragment");
+    return form === "origin" ? u.origin : u.href.replace(/\/+$/, "");
+  },
+});
+
 /** 32 random bytes, base64: the key that encrypts credentials at rest. */
 export const masterKey = (name: string): EnvVar<Buffer> => ({
   name,

@@ -2,9 +2,10 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { WebhookEventSchema } from "@herald/proto/webhook";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { OutboxEvent, OutboxKind } from "./outbox.js";
+import { type OutboxEvent, type OutboxKind, publishInTrace } from "./outbox.js";
 import type { StreamNames } from "./streams.js";
 import { toTimestamp } from "./time.js";
+import { context } from "./tracing.js";
 
 /** The event types an endpoint may subscribe to (the REST schema lists the same). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -61,9 +62,13 @@ function encode(e: WebhookEventInput): Uint8Array {
   );
 }
 
-/** Publishes a webhook event at once; JetStream drops a second publish of the same id (the ack says `duplicate`). */
+/**
+ * Publishes a webhook event at once, in the active trace (its context in the message's
+ * headers, as the outbox relay does for a row); JetStream drops a second publish of the
+ * same id (the ack says `duplicate`).
+ */
 export function publishWebhookEvent(nc: NatsConnection, names: StreamNames, e: WebhookEventInput) {
-  return jetstream(nc).publish(names.webhookEvents, encode(e), { msgID: e.id });
+  return publishInTrace(jetstream(nc), WEBHOOK_OUTBOX_KIND, names.webhookEvents, encode(e), e.id, context.active());
 }
 
 /** The outbox kind of webhook events (OutboxRelay's `kinds`). */
@@ -85,11 +90,17 @@ export function webhookOutboxKind(names: StreamNames): OutboxKind {
   };
 }
 
-/** A webhook event as an outbox row, written in the transaction of what it announces. */
-export function webhookOutboxEvent(e: Omit<WebhookEventInput, "endpointId">): OutboxEvent {
+/**
+ * A webhook event as an outbox row, written in the transaction of what it announces; in
+ * the active trace unless `traceContext` names the one it belongs to (OutboxEvent).
+ */
+export function webhookOutboxEvent(
+  e: Omit<WebhookEventInput, "endpointId"> & { traceContext?: string | null },
+): OutboxEvent {
   return {
     kind: WEBHOOK_OUTBOX_KIND,
     msgId: e.id,
     payload: { id: e.id, type: e.type, app_id: e.appId, timestamp: e.timestamp.toISOString(), data: e.data },
+    ...(e.traceContext ? { traceContext: e.traceContext } : {}),
   };
 }

@@ -20,13 +20,20 @@ export interface CompletedCampaignRow {
   throttled: string;
 }
 
-export function startedEvent(campaign: { id: string; app_id: string; sent_at: Date }): OutboxEvent {
+/** In the trace of the request that created the campaign: the fan-out's claim writes it before its span. */
+export function startedEvent(campaign: {
+  id: string;
+  app_id: string;
+  sent_at: Date;
+  trace_context?: string | null;
+}): OutboxEvent {
   return webhookOutboxEvent({
     id: `campaign.started.${campaign.id}`,
     type: "campaign.started",
     appId: campaign.app_id,
     timestamp: campaign.sent_at,
     data: { campaign_id: campaign.id, app_id: campaign.app_id, started_at: campaign.sent_at.toISOString() },
+    traceContext: campaign.trace_context,
   });
 }
 

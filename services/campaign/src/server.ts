@@ -4,23 +4,17 @@ import { CampaignService } from "@herald/proto/campaign";
 import { AndroidChannelService } from "@herald/proto/android_channel";
 import { DeviceRegistryService } from "@herald/proto/device";
 import {
-  connectNats,
   createMetricsRegistry,
-  createPool,
   createRpcClient,
   deliveryStreamConfig,
   ensureStream,
-  migrate,
+  openServiceData,
   outcomesStreamConfig,
-  Closers,
-  startAdminServer,
+  startDataAdmin,
   startRpcServer,
-  streamNames,
+  startWithClosers,
   type Logger,
-  allReady,
-  natsReady,
   OutboxRelay,
-  postgresReady,
   packageDir,
   registerOutboxMetrics,
   WEBHOOK_OUTBOX_KIND,
@@ -56,17 +50,9 @@ export interface CampaignApp {
 /** Wires the service; the same start() runs in production, dev mode and tests. */
 export async function start(config: Config, deps: { log: Logger }): Promise<CampaignApp> {
   const { log } = deps;
-  // Closers in the order they must run; a failed start-up undoes what it had opened.
-  const closers = new Closers();
-  const close = () => closers.close();
-  try {
-    const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
-    closers.add(() => pool.end());
-    await migrate(pool, config.schema, MIGRATIONS, log);
-
-    const nc = await connectNats(config.natsUrl, "campaign", log);
-    closers.add(() => nc.drain());
-    const names = streamNames(config.natsNamespace);
+  return startWithClosers(log, async (closers) => {
+    const data = await openServiceData(config, { name: "campaign", migrations: MIGRATIONS, log }, closers);
+    const { pool, nc, names } = data;
     await ensureStream(nc, deliveryStreamConfig(names));
     await ensureStream(nc, outcomesStreamConfig(names));
     await ensureStream(nc, webhooksStreamConfig(names));
@@ -128,12 +114,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
 
     // Started in this order so that close() stops them in reverse: the background loops
     // first (fan-out ends at a batch boundary), then RPC and admin, then NATS and the pool.
-    const admin = await startAdminServer({
-      port: config.adminPort,
-      registry,
-      ready: allReady(postgresReady(pool), natsReady(nc)),
-    });
-    closers.add(() => admin.close());
+    const admin = await startDataAdmin(config.adminPort, registry, data, closers);
     const rpc = await startRpcServer({
       routes: (router) => router.service(CampaignService, service),
       port: config.port,
@@ -151,9 +132,6 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
     closers.add(() => workers.stop());
     scheduler.start();
     closers.add(() => scheduler.stop());
-    return { port: rpc.port, adminPort: admin.port, close };
-  } catch (err) {
-    await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));
-    throw err;
-  }
+    return { port: rpc.port, adminPort: admin.port };
+  });
 }

@@ -5,33 +5,20 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { CampaignStatus, Priority } from "@herald/proto/campaign";
 import { Platform } from "@herald/proto/common";
 import { DeliveryBatchSchema, OutcomeKind } from "@herald/proto/delivery";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, targetsOf, waitFor, type Stack } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type CampaignClient, useStack, PLATFORM_OF, MIXED_OUTCOMES, waitFor, targetsOf } from "./harness.js";
 
 /** Receipts stored for a campaign (one array element per device). */
 const RECEIPT_COUNT =
   "SELECT coalesce(sum(cardinality(device_ids)), 0)::int AS n FROM receipt_batches WHERE campaign_id = $1";
 
-const PLATFORM_OF = { ios: Platform.IOS, android: Platform.ANDROID, web: Platform.WEB } as const;
-const KINDS = [
-  OutcomeKind.DELIVERED,
-  OutcomeKind.FAILED,
-  OutcomeKind.BOUNCED,
-  OutcomeKind.THROTTLED,
-  OutcomeKind.DELIVERED,
-];
-
 describe("campaigns", () => {
-  let stack: Stack;
-  let campaigns: Awaited<ReturnType<Stack["startInstance"]>>["client"];
+  const stack = useStack();
+  let campaigns: CampaignClient;
 
   beforeAll(async () => {
-    stack = await startStack();
     // Small pages and batches, so that batches span pages and platforms need several.
     campaigns = (await stack.startInstance({ FANOUT_PAGE_SIZE: "3", FANOUT_BATCH_SIZE: "4" })).client;
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   const contents = { en: { title: "Hello", body: "World" }, de: { title: "Hallo", body: "Welt" } };
@@ -110,7 +97,7 @@ describe("campaigns", () => {
     expect(sending.audienceSize).toBe(BigInt(targetable.length));
     expect(sending.sentAt).toBeDefined();
 
-    const kindOf = (id: string) => KINDS[targetable.findIndex((d) => d.id === id) % KINDS.length]!;
+    const kindOf = (id: string) => MIXED_OUTCOMES[targetable.findIndex((d) => d.id === id) % MIXED_OUTCOMES.length]!;
     await stack.answer(batches, kindOf);
     const done = await completed(campaign!.id);
     const count = (k: OutcomeKind) => BigInt(targetable.filter((d) => kindOf(d.id) === k).length);

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CampaignStatus, EngagementKind } from "@herald/proto/campaign";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, waitFor, type Stack } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type CampaignClient, useStack, waitFor } from "./harness.js";
 
 /**
  * RecordEngagement: devices report that they showed or clicked a notification; each
@@ -10,15 +10,11 @@ import { startStack, waitFor, type Stack } from "./harness.js";
  * campaigns of the device's own app can be reported on.
  */
 describe("engagement", () => {
-  let stack: Stack;
-  let campaigns: Awaited<ReturnType<Stack["startInstance"]>>["client"];
+  const stack = useStack();
+  let campaigns: CampaignClient;
 
   beforeAll(async () => {
-    stack = await startStack();
     campaigns = (await stack.startInstance()).client;
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   const contents = { en: { title: "Hello", body: "World" } };

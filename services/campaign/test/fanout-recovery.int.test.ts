@@ -1,19 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { DiscardPolicy } from "@nats-io/jetstream";
 import { CampaignStatus } from "@herald/proto/campaign";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   PLATFORMS,
-  startStack,
-  targetsOf,
-  waitFor,
-  type ReceivedBatch,
   type SeedDevice,
   type SeededDevice,
-  type Stack,
+  type ReceivedBatch,
+  type Instance,
+  useStack,
+  waitFor,
+  targetsOf,
 } from "./harness.js";
-
-type Instance = Awaited<ReturnType<Stack["startInstance"]>>;
 
 const LANGUAGES = ["en", "de", "fr", null];
 const contents = { en: { title: "Hello", body: "World" }, de: { title: "Hallo", body: "Welt" } };
@@ -54,7 +52,7 @@ function countOfFirstBatches(devices: SeededDevice[], n: number): number {
 }
 
 describe("fan-out recovery", () => {
-  let stack: Stack;
+  const stack = useStack();
   const env = {
     FANOUT_BATCH_SIZE: "50",
     FANOUT_PAGE_SIZE: "200",
@@ -62,12 +60,7 @@ describe("fan-out recovery", () => {
     SCHEDULER_INTERVAL_MS: "100",
   };
 
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  beforeAll(async () => {});
 
   async function finishAndComplete(
     client: Instance["client"],

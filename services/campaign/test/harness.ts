@@ -4,6 +4,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamMa
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { inject } from "vitest";
 import { CampaignService } from "@herald/proto/campaign";
+import { Platform } from "@herald/proto/common";
 import { DeliveryBatchSchema, OutcomeBatchSchema, OutcomeKind, type DeliveryBatch } from "@herald/proto/delivery";
 import { DeviceRegistryService } from "@herald/proto/device";
 import {
@@ -17,8 +18,9 @@ import {
   streamNames,
   type Pool,
 } from "@herald/runtime";
-import { deleteNamespaceStreams } from "../../../test/support/nats-streams.js";
+import { dropServiceData, serviceTestEnv } from "../../../test/support/service-env.js";
 import { uniqueName } from "../../../test/support/unique.js";
+import { suiteFixture } from "../../../test/support/suite-fixture.js";
 import { waitForValue } from "../../../test/support/wait.js";
 import { configSpec as registryConfigSpec } from "../../device-registry/src/config.js";
 import { start as startRegistry } from "../../device-registry/src/server.js";
@@ -61,15 +63,10 @@ export async function startStack() {
   const log = (name: string) => createLogger(name, process.env.TEST_LOG_LEVEL ?? "silent");
 
   const registry = await startRegistry(
-    readEnv(registryConfigSpec, {
-      DATABASE_URL: infra.databaseUrl,
-      NATS_URL: infra.natsUrl,
-      NATS_NAMESPACE: namespace,
-      DB_SCHEMA: registrySchema,
-      PORT: "0",
-      ADMIN_PORT: "0",
-      HERALD_WEBPUSH_ALLOW_PRIVATE: "1",
-    }),
+    readEnv(
+      registryConfigSpec,
+      serviceTestEnv(infra, { schema: registrySchema, namespace }, { HERALD_WEBPUSH_ALLOW_PRIVATE: "1" }),
+    ),
     { log: log("device-registry") },
   );
   const registryRpc = createRpcClient(DeviceRegistryService, `http://127.0.0.1:${registry.port}`, {
@@ -85,17 +82,14 @@ export async function startStack() {
   /** One campaign service instance; several may run on the same schema and namespace. */
   async function startInstance(env: Record<string, string> = {}) {
     const app = await startCampaign(
-      readEnv(configSpec, {
-        DATABASE_URL: infra.databaseUrl,
-        NATS_URL: infra.natsUrl,
-        NATS_NAMESPACE: namespace,
-        DB_SCHEMA: campaignSchema,
-        PORT: "0",
-        ADMIN_PORT: "0",
-        DEVICE_REGISTRY_URL: `http://127.0.0.1:${registry.port}`,
-        SCHEDULER_INTERVAL_MS: "200",
-        ...env,
-      }),
+      readEnv(
+        configSpec,
+        serviceTestEnv(
+          infra,
+          { schema: campaignSchema, namespace },
+          { DEVICE_REGISTRY_URL: `http://127.0.0.1:${registry.port}`, SCHEDULER_INTERVAL_MS: "200", ...env },
+        ),
+      ),
       { log: log("campaign") },
     );
     const rpc = createRpcClient(CampaignService, `http://127.0.0.1:${app.port}`, { timeoutMs: 30_000 });
@@ -227,15 +221,8 @@ export async function startStack() {
   /** Removes the test's schemas and streams, even after a failed test. */
   async function dropAll() {
     for (const pool of [registryPool, campaignPool]) await pool.end();
-    const admin = createPool({ url: infra.databaseUrl, schema: "public", max: 1 });
-    try {
-      await admin.query(`DROP SCHEMA IF EXISTS ${registrySchema} CASCADE`);
-      await admin.query(`DROP SCHEMA IF EXISTS ${campaignSchema} CASCADE`);
-    } finally {
-      await admin.end();
-    }
     await nc.close();
-    await deleteNamespaceStreams(infra.natsUrl, namespace);
+    await dropServiceData(infra, [registrySchema, campaignSchema], namespace);
   }
 
   return {
@@ -264,6 +251,26 @@ export async function startStack() {
 }
 
 export type Stack = Awaited<ReturnType<typeof startStack>>;
+/** A campaign service instance of the stack (startInstance). */
+export type Instance = Awaited<ReturnType<Stack["startInstance"]>>;
+export type CampaignClient = Instance["client"];
+
+/** The stack of a test file or describe block: started before its tests, stopped after (suiteFixture). */
+export function useStack(): Stack {
+  return suiteFixture(startStack, (stack) => stack.stop());
+}
+
+/** The registry's platform names as the protos number them. */
+export const PLATFORM_OF = { ios: Platform.IOS, android: Platform.ANDROID, web: Platform.WEB } as const;
+
+/** Mixed outcomes to answer batches with: about half delivered, the rest failed, bounced or throttled. */
+export const MIXED_OUTCOMES = [
+  OutcomeKind.DELIVERED,
+  OutcomeKind.FAILED,
+  OutcomeKind.BOUNCED,
+  OutcomeKind.THROTTLED,
+  OutcomeKind.DELIVERED,
+];
 
 /** Polls until check returns a value other than undefined/false, and answers it. */
 export async function waitFor<T>(

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CampaignStatus, type Delivery } from "@herald/proto/campaign";
 import { Platform } from "@herald/proto/common";
 import { OutcomeKind } from "@herald/proto/delivery";
@@ -9,30 +9,18 @@ import { WebhookEventSchema } from "@herald/proto/webhook";
 import { createLogger, webhooksStreamConfig, ensureStream } from "@herald/runtime";
 import { ReceiptRetention } from "../src/receipt-retention.js";
 import { ReceiptStore } from "../src/receipt-store.js";
-import { type SeededDevice, type Stack, startStack, waitFor } from "./harness.js";
+import { type SeededDevice, type CampaignClient, useStack, PLATFORM_OF, MIXED_OUTCOMES, waitFor } from "./harness.js";
 
-const PLATFORM_OF = { ios: Platform.IOS, android: Platform.ANDROID, web: Platform.WEB } as const;
-/** A mixed outcome per device, from its id: about half delivered, the rest failed, bounced or throttled. */
-const KINDS = [
-  OutcomeKind.DELIVERED,
-  OutcomeKind.FAILED,
-  OutcomeKind.BOUNCED,
-  OutcomeKind.THROTTLED,
-  OutcomeKind.DELIVERED,
-];
-const kindOf = (deviceId: string) => KINDS[Number.parseInt(deviceId.slice(-4), 16) % KINDS.length]!;
+/** A mixed outcome per device, from its id. */
+const kindOf = (deviceId: string) => MIXED_OUTCOMES[Number.parseInt(deviceId.slice(-4), 16) % MIXED_OUTCOMES.length]!;
 
 describe("per-device receipts and campaign webhook events", () => {
-  let stack: Stack;
-  let campaigns: Awaited<ReturnType<Stack["startInstance"]>>["client"];
+  const stack = useStack();
+  let campaigns: CampaignClient;
 
   beforeAll(async () => {
-    stack = await startStack();
     campaigns = (await stack.startInstance({ FANOUT_BATCH_SIZE: "40" })).client;
     await ensureStream(stack.nc, webhooksStreamConfig(stack.names));
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   /** Every webhook event of the app in the WEBHOOKS stream so far. */

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { CampaignStatus } from "@herald/proto/campaign";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, waitFor, type Stack } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Instance, useStack, waitFor } from "./harness.js";
 
 /**
  * Many scheduled campaigns due in the same second, with three campaign service replicas
@@ -14,18 +14,14 @@ const CAMPAIGNS = Number(process.env.HERALD_BURST_CAMPAIGNS ?? 1_000);
 const REPLICAS = 3;
 
 describe("a burst of scheduled campaigns", () => {
-  let stack: Stack;
-  let replicas: Awaited<ReturnType<Stack["startInstance"]>>[];
+  const stack = useStack();
+  let replicas: Instance[];
   const appId = randomUUID();
 
   beforeAll(async () => {
-    stack = await startStack();
     replicas = [];
     for (let i = 0; i < REPLICAS; i++) replicas.push(await stack.startInstance({ SCHEDULER_INTERVAL_MS: "200" }));
     await stack.seed(appId, [{ platform: "ios" }]);
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   it(`fires ${CAMPAIGNS} campaigns due in the same second exactly once across ${REPLICAS} replicas`, async () => {

@@ -3,25 +3,21 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CampaignStatus } from "@herald/proto/campaign";
 import { ERROR_NAME_HEADER } from "@herald/runtime";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { poll } from "../../../test/support/wait.js";
-import { startStack, targetsOf, waitFor, type Stack } from "./harness.js";
+import { type CampaignClient, targetsOf, useStack, waitFor } from "./harness.js";
 
 describe("scheduling and cancelling", () => {
-  let stack: Stack;
-  let campaigns: Awaited<ReturnType<Stack["startInstance"]>>["client"];
+  const stack = useStack();
+  let campaigns: CampaignClient;
   const appId = randomUUID();
   let deviceIds: string[];
 
   beforeAll(async () => {
-    stack = await startStack();
     campaigns = (await stack.startInstance({ SCHEDULER_INTERVAL_MS: "200" })).client;
     deviceIds = (await stack.seed(appId, [{ platform: "ios" }, { platform: "android" }, { platform: "web" }])).map(
       (d) => d.id,
     );
-  });
-  afterAll(async () => {
-    await stack?.stop();
   });
 
   const contents = { en: { title: "Later", body: "Soon" } };

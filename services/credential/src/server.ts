@@ -4,20 +4,15 @@ import { jetstream } from "@nats-io/jetstream";
 import { CredentialService } from "@herald/proto/credential";
 import { IdentityService } from "@herald/proto/identity";
 import {
-  allReady,
-  connectNats,
   createMetricsRegistry,
-  createPool,
   ensureStream,
   eventsStreamConfig,
-  migrate,
-  natsReady,
+  openServiceData,
   OutboxRelay,
   registerOutboxMetrics,
-  postgresReady,
-  startAdminServer,
+  startDataAdmin,
   startRpcServer,
-  streamNames,
+  startWithClosers,
   type Logger,
   type Pool,
   packageDir,
@@ -59,12 +54,9 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
     rotationDays: config.signingKeyRotationDays ?? configSpec.signingKeyRotationDays.default!,
     retentionHours: config.signingKeyRetentionHours ?? configSpec.signingKeyRetentionHours.default!,
   };
-  // Closers of what is up so far, run in reverse if a later step fails.
-  const opened: (() => Promise<void>)[] = [];
-  try {
-    const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
-    opened.push(() => pool.end());
-    await migrate(pool, config.schema, MIGRATIONS, log);
+  return startWithClosers(log, async (closers) => {
+    const data = await openServiceData(config, { name: "credential", migrations: MIGRATIONS, log }, closers);
+    const { pool, nc, names } = data;
     const store = new PostgresCredentialStore(pool);
     const identity = new IdentityStore(pool);
     const orgId = await bootstrap(store, identity, config.bootstrapApiKey, log);
@@ -73,9 +65,6 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
       await bootstrapAdmin(identity, orgId, admin, log);
     }
 
-    const nc = await connectNats(config.natsUrl, "credential", log);
-    opened.push(() => nc.drain());
-    const names = streamNames(config.natsNamespace);
     await ensureStream(nc, eventsStreamConfig(names));
     const publisher = new OutboxRelay({
       pool,
@@ -84,18 +73,18 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
       log,
     });
     publisher.start();
-    opened.push(() => publisher.stop());
+    closers.add(() => publisher.stop());
 
     const reencryption = new ReencryptionJob(pool, sealedBox, REENCRYPTION, log);
     reencryption.start();
-    opened.push(() => reencryption.stop());
+    closers.add(() => reencryption.stop());
     const cleanup = new IdentityCleanup(
       pool,
       { intervalMs: IDENTITY_CLEANUP_INTERVAL_MS, signingKeyRetentionHours: signingKeyPolicy.retentionHours },
       log,
     );
     cleanup.start();
-    opened.push(() => cleanup.stop());
+    closers.add(() => cleanup.stop());
 
     const service = new CredentialServiceImpl({
       store,
@@ -119,30 +108,15 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
       port: config.port,
       log,
     });
-    opened.push(() => rpc.close());
-    const admin = await startAdminServer({
-      port: config.adminPort,
-      registry: credentialRegistry(pool, sealedBox, reencryption),
-      ready: allReady(postgresReady(pool), natsReady(nc)),
-    });
-
-    return {
-      port: rpc.port,
-      adminPort: admin.port,
-      close: async () => {
-        await publisher.stop();
-        await reencryption.stop();
-        await cleanup.stop();
-        await rpc.close();
-        await admin.close();
-        await nc.drain();
-        await pool.end();
-      },
-    };
-  } catch (err) {
-    for (const close of opened.reverse()) await close().catch(() => undefined);
-    throw err;
-  }
+    closers.add(() => rpc.close());
+    const admin = await startDataAdmin(
+      config.adminPort,
+      credentialRegistry(pool, sealedBox, reencryption),
+      data,
+      closers,
+    );
+    return { port: rpc.port, adminPort: admin.port };
+  });
 }
 
 /**

@@ -1,22 +1,16 @@
 import path from "node:path";
 import { jetstream } from "@nats-io/jetstream";
 import {
-  connectNats,
   createMetricsRegistry,
   registerConsumerBacklog,
-  createPool,
   ensureStream,
-  migrate,
-  Closers,
+  openServiceData,
   OutboxRelay,
   registerOutboxMetrics,
-  startAdminServer,
+  startDataAdmin,
   startRpcServer,
-  streamNames,
+  startWithClosers,
   type Logger,
-  allReady,
-  natsReady,
-  postgresReady,
   packageDir,
   WEBHOOK_OUTBOX_KIND,
   webhookOutboxKind,
@@ -27,7 +21,7 @@ import { DeviceRegistryService } from "@herald/proto/device";
 import { InAppMessageService } from "@herald/proto/in_app_message";
 import { AndroidChannelServiceImpl } from "./android-channel-service.js";
 import { PgAndroidChannelStore } from "./android-channel-store.js";
-import { APP_DELETED_DURABLE, startAppDeletedConsumer } from "./app-deleted-consumer.js";
+import { APP_DELETED_DURABLE, startRegistryAppDeletedConsumer } from "./app-deleted-consumer.js";
 import type { Config } from "./config.js";
 import { startDeviceInvalidatedConsumer } from "./device-invalidated-consumer.js";
 import { DeviceRegistryServiceImpl } from "./device-registry-service.js";
@@ -48,17 +42,9 @@ export interface DeviceRegistryApp {
 /** Wires the service; the same start() runs in production, dev mode and tests. */
 export async function start(config: Config, deps: { log: Logger }): Promise<DeviceRegistryApp> {
   const { log } = deps;
-  // Closers in the order they must run; a failed start-up undoes what it had opened.
-  const closers = new Closers();
-  const close = () => closers.close();
-  try {
-    const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
-    closers.add(() => pool.end());
-    await migrate(pool, config.schema, MIGRATIONS, log);
-
-    const nc = await connectNats(config.natsUrl, "device-registry", log);
-    closers.add(() => nc.drain());
-    const names = streamNames(config.natsNamespace);
+  return startWithClosers(log, async (closers) => {
+    const data = await openServiceData(config, { name: "device-registry", migrations: MIGRATIONS, log }, closers);
+    const { pool, nc, names } = data;
     // Webhook events (device-events.ts) leave through the outbox; stopped before NATS
     // drains and the pool ends (closers run last-added first).
     await ensureStream(nc, webhooksStreamConfig(names));
@@ -94,7 +80,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
         },
       ],
     });
-    const appDeleted = await startAppDeletedConsumer({
+    const appDeleted = await startRegistryAppDeletedConsumer({
       nc,
       names,
       store,
@@ -126,15 +112,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
       log,
     });
     closers.add(() => rpc.close());
-    const admin = await startAdminServer({
-      port: config.adminPort,
-      registry,
-      ready: allReady(postgresReady(pool), natsReady(nc)),
-    });
-    closers.add(() => admin.close());
-    return { port: rpc.port, adminPort: admin.port, close };
-  } catch (err) {
-    await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));
-    throw err;
-  }
+    const admin = await startDataAdmin(config.adminPort, registry, data, closers);
+    return { port: rpc.port, adminPort: admin.port };
+  });
 }

@@ -4,12 +4,12 @@ import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import { AppDeletedSchema } from "@herald/proto/delivery";
+import { APP_DELETE_BATCH } from "@herald/runtime";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APP_DELETED_DURABLE, DELETE_BATCH, LEGACY_APP_DELETED_DURABLE } from "../src/app-deleted-consumer.js";
+import { describe, expect, it } from "vitest";
+import { APP_DELETED_DURABLE, LEGACY_APP_DELETED_DURABLE } from "../src/app-deleted-consumer.js";
 import { tokenHash } from "../src/push-token.js";
-import { startRegistry, waitFor, type Registry } from "./harness.js";
+import { type Registry, useRegistry, waitFor } from "./harness.js";
 
 async function insertDevices(r: Registry, appId: string, count: number): Promise<void> {
   const tokens = Array.from({ length: count }, (_, i) => `tok-${appId}-${i}`);
@@ -39,22 +39,12 @@ async function channelCount(r: Registry, appId: string): Promise<number> {
 }
 
 describe("app.deleted", () => {
-  let r: Registry;
-  let nc: NatsConnection;
-
-  beforeAll(async () => {
-    r = await startRegistry();
-    nc = await connect({ servers: r.natsUrl });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await r?.stop();
-  });
+  const r = useRegistry();
 
   it("removes every device, segment and Android channel of the deleted app, devices in batches, and no other app's", async () => {
     const deleted = randomUUID();
     const kept = randomUUID();
-    await insertDevices(r, deleted, DELETE_BATCH * 2 + 17);
+    await insertDevices(r, deleted, APP_DELETE_BATCH * 2 + 17);
     await insertDevices(r, kept, 25);
     const doomed = (
       await r.client.createSegment({ appId: deleted, name: "all android", rule: { platforms: [Platform.ANDROID] } })
@@ -65,7 +55,7 @@ describe("app.deleted", () => {
     for (const appId of [deleted, kept]) {
       await r.pool.query("INSERT INTO android_channels (app_id, id, name) VALUES ($1, 'news', 'News')", [appId]);
     }
-    const js = jetstream(nc);
+    const js = jetstream(r.nc);
 
     // A malformed event is dropped and does not block the ones behind it.
     await js.publish(r.names.appDeleted, "not an AppDeleted");
@@ -79,7 +69,7 @@ describe("app.deleted", () => {
     await expect(r.client.getSegment({ id: doomed.id })).rejects.toMatchObject({ code: Code.NotFound });
     expect((await r.client.getSegment({ id: survivor.id })).segment?.previewCount).toBe(25n);
 
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(r.nc);
     // Both messages settled: the bad one terminated, the good one acknowledged.
     await waitFor(async () => {
       const info = await jsm.consumers.info(r.names.eventsStream, r.names.consumer(APP_DELETED_DURABLE));
@@ -90,7 +80,7 @@ describe("app.deleted", () => {
   it("still reads the JSON form earlier releases published on their subject (for one release)", async () => {
     const appId = randomUUID();
     await insertDevices(r, appId, 3);
-    await jetstream(nc).publish(
+    await jetstream(r.nc).publish(
       r.names.legacyAppDeleted,
       JSON.stringify({ app_id: appId, deleted_at: new Date().toISOString() }),
     );
@@ -100,7 +90,7 @@ describe("app.deleted", () => {
   it("keeps protobuf events off the subject an older release's durable reads", async () => {
     // A registry of the previous release pulls from LEGACY_APP_DELETED_DURABLE, filtered on
     // the legacy subject: during a rolling upgrade it must never be handed a protobuf event.
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(r.nc);
     const legacy = await jsm.consumers.info(r.names.eventsStream, r.names.consumer(LEGACY_APP_DELETED_DURABLE));
     expect(legacy.config.filter_subject).toBe(r.names.legacyAppDeleted);
     const current = await jsm.consumers.info(r.names.eventsStream, r.names.consumer(APP_DELETED_DURABLE));
@@ -111,18 +101,20 @@ describe("app.deleted", () => {
   it("retries after a database failure", async () => {
     const appId = randomUUID();
     await insertDevices(r, appId, 10);
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(r.nc);
     const consumer = r.names.consumer(APP_DELETED_DURABLE);
     // The consumer's statements fail while the table is away; the message is nak'ed, not lost.
     await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
     try {
       const mark = r.logs.lines.length;
-      const ack = await jetstream(nc).publish(r.names.appDeleted, appDeleted(appId));
+      const ack = await jetstream(r.nc).publish(r.names.appDeleted, appDeleted(appId));
       await waitFor(
         async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq,
       );
       // Delivered is not yet failed: the consumer logs the failure just before it naks.
-      await waitFor(async () => r.logs.since(mark).includes("removing devices of deleted app failed"));
+      await waitFor(async () =>
+        r.logs.since(mark).includes("removing devices, segments, channels and in-app messages of deleted app failed"),
+      );
     } finally {
       await r.pool.query("ALTER TABLE devices_away RENAME TO devices");
     }

@@ -3,25 +3,21 @@ import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { AudienceFilterSchema, SegmentRuleSchema } from "@herald/proto/device";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRegistry, type Registry } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useRegistry } from "./harness.js";
 import { seed, type Seeded } from "./seed.js";
 
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 describe("audience", () => {
-  let r: Registry;
+  const r = useRegistry();
   let devices: Seeded[];
   let otherAppDevices: Seeded[];
   const appId = randomUUID();
 
   beforeAll(async () => {
-    r = await startRegistry();
     devices = await seed(r, appId, 10_000);
     otherAppDevices = await seed(r, randomUUID(), 200); // another app's devices must never appear
-  });
-  afterAll(async () => {
-    await r?.stop();
   });
 
   const expected = (match: (d: Seeded) => boolean) =>

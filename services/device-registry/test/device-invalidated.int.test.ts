@@ -2,29 +2,18 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Platform } from "@herald/proto/common";
 import { DeviceInvalidatedSchema } from "@herald/proto/delivery";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { INVALIDATION_BATCH } from "../src/device-invalidated-consumer.js";
 import { tokenHash } from "../src/push-token.js";
-import { startRegistry, waitFor, type Registry } from "./harness.js";
+import { useRegistry, waitFor } from "./harness.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("device.invalidated", () => {
-  let r: Registry;
-  let nc: NatsConnection;
+  const r = useRegistry();
   const appId = randomUUID();
-
-  beforeAll(async () => {
-    r = await startRegistry();
-    nc = await connect({ servers: r.natsUrl });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await r?.stop();
-  });
 
   const register = async () =>
     (await r.client.registerDevice({ appId, pushToken: randomBytes(32).toString("hex"), platform: Platform.IOS }))
@@ -53,7 +42,7 @@ describe("device.invalidated", () => {
 
   /** Every message published so far is settled: acked or terminated. */
   async function settled(): Promise<void> {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(r.nc);
     await waitFor(async () => {
       const info = await jsm.consumers.info(r.names.eventsStream, r.names.consumer("device-registry-invalidated"));
       return info.num_ack_pending === 0 && info.num_pending === 0;
@@ -69,7 +58,7 @@ describe("device.invalidated", () => {
     // The app registers the token again after the provider saw it dead: the registration wins.
     await r.client.registerDevice({ appId, pushToken: revived.pushToken, platform: Platform.IOS });
 
-    const js = jetstream(nc);
+    const js = jetstream(r.nc);
     await js.publish(r.names.deviceInvalidated, event(revived.id, observedAt));
     await js.publish(r.names.deviceInvalidated, event(dead.id, observedAt, "BadDeviceToken"));
 
@@ -83,7 +72,7 @@ describe("device.invalidated", () => {
   it("drops undecodable and unusable messages without blocking the next one", async () => {
     const device = await register();
     await sleep(5);
-    const js = jetstream(nc);
+    const js = jetstream(r.nc);
     await js.publish(r.names.deviceInvalidated, "not a protobuf");
     await js.publish(r.names.deviceInvalidated, new Uint8Array([0x0a, 0xff, 0xff]));
     await js.publish(r.names.deviceInvalidated, event("not-a-uuid", new Date()));
@@ -107,7 +96,7 @@ describe("device.invalidated", () => {
       [appId, tokens, tokens.map(tokenHash)],
     );
     const ids = rows.map((row) => row.id);
-    const js = jetstream(nc);
+    const js = jetstream(r.nc);
     const observedAt = new Date();
     await Promise.all(ids.map((id) => js.publish(r.names.deviceInvalidated, event(id, observedAt, "UNREGISTERED"))));
 
@@ -121,13 +110,13 @@ describe("device.invalidated", () => {
   it("retries after a database failure", async () => {
     const device = await register();
     await sleep(5);
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(r.nc);
     const consumer = r.names.consumer("device-registry-invalidated");
     // The statement fails while the table is away; the message is nak'ed, not lost.
     await r.pool.query("ALTER TABLE devices RENAME TO devices_away");
     try {
       const mark = r.logs.lines.length;
-      const ack = await jetstream(nc).publish(r.names.deviceInvalidated, event(device.id, new Date()));
+      const ack = await jetstream(r.nc).publish(r.names.deviceInvalidated, event(device.id, new Date()));
       await waitFor(
         async () => (await jsm.consumers.info(r.names.eventsStream, consumer)).delivered.stream_seq >= ack.seq,
       );

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import type { ListDevicesRequest } from "@herald/proto/device";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRegistry, type Registry } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { rpcError, useRegistry } from "./harness.js";
 import { seed, type Seeded } from "./seed.js";
 
 type Filters = Pick<ListDevicesRequest, "platform" | "language" | "optedIn" | "invalid" | "externalId">;
@@ -14,17 +14,13 @@ type Device = Seeded & { optedIn: boolean; invalid: boolean };
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 describe("ListDevices filters", () => {
-  let r: Registry;
+  const r = useRegistry();
   const appId = randomUUID();
   let devices: Device[];
 
   beforeAll(async () => {
-    r = await startRegistry();
     devices = (await seed(r, appId, 600)).map((d, i) => ({ ...d, optedIn: i % 10 !== 3, invalid: i % 13 === 5 }));
     await seed(r, randomUUID(), 50);
-  });
-  afterAll(async () => {
-    await r?.stop();
   });
 
   /** Every page of the listing: the ids in order and the total of the first answer. */
@@ -100,12 +96,9 @@ describe("ListDevices filters", () => {
     [{ externalId: "x".repeat(256) }, /external_id must be at most 255 characters/],
     [{ externalId: "a\u0007b" }, /without control characters/],
   ])("refuses %o with INVALID_ARGUMENT", async (filters, message) => {
-    const err = await r.client.listDevices({ appId, ...filters }).then(
-      () => undefined,
-      (e: unknown) => ConnectError.from(e),
-    );
-    expect(err?.code).toBe(Code.InvalidArgument);
-    expect(err?.rawMessage).toMatch(message);
+    const err = await rpcError(r.client.listDevices({ appId, ...filters }));
+    expect(err.code).toBe(Code.InvalidArgument);
+    expect(err.rawMessage).toMatch(message);
   });
 
   it("walks the listing index with the filters, never the whole table", async () => {

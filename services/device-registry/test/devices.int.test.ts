@@ -1,9 +1,9 @@
 import { createECDH, randomBytes, randomUUID } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Platform } from "@herald/proto/common";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRegistry, type Registry } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { rpcError, useRegistry } from "./harness.js";
 
 const iosToken = () => randomBytes(32).toString("hex");
 const androidToken = () => `${randomBytes(8).toString("hex")}:APA91b${randomBytes(60).toString("base64url")}`;
@@ -16,15 +16,6 @@ function webSubscription(endpoint = `https://8.8.8.8/push/${randomUUID()}`) {
     expirationTime: null,
     keys: { p256dh: ecdh.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") },
   };
-}
-
-async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (err) {
-    return ConnectError.from(err);
-  }
-  throw new Error("expected the call to fail");
 }
 
 interface RegisterInit {
@@ -41,15 +32,8 @@ interface RegisterInit {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("device registry", () => {
-  let r: Registry;
+  const r = useRegistry();
   const appId = randomUUID();
-
-  beforeAll(async () => {
-    r = await startRegistry();
-  });
-  afterAll(async () => {
-    await r?.stop();
-  });
 
   it("registers, reads, lists, updates, opts out and in, and deletes a device", async () => {
     const token = androidToken();
@@ -302,13 +286,7 @@ describe("device registry", () => {
 });
 
 describe("device registry with HERALD_WEBPUSH_ALLOW_PRIVATE", () => {
-  let r: Registry;
-  beforeAll(async () => {
-    r = await startRegistry({ HERALD_WEBPUSH_ALLOW_PRIVATE: "1" });
-  });
-  afterAll(async () => {
-    await r?.stop();
-  });
+  const r = useRegistry({ HERALD_WEBPUSH_ALLOW_PRIVATE: "1" });
 
   it("accepts a local http endpoint (dev mode, provider simulator)", async () => {
     const sub = webSubscription("http://127.0.0.1:4443/push/1");

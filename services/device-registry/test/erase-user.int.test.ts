@@ -1,51 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
-import { InAppEventType, InAppMessageService } from "@herald/proto/in_app_message";
-import { createRpcClient, EVENT_ID } from "@herald/runtime";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apnsToken, fcmToken } from "../../../test/support/device-tokens.js";
-import { startRegistry, type Registry } from "./harness.js";
+import { InAppEventType } from "@herald/proto/in_app_message";
+import { EVENT_ID } from "@herald/runtime";
+import { describe, expect, it } from "vitest";
+import { registerDevice, rpcError, useRegistry } from "./harness.js";
 import { afterSentinel, waitForEvents } from "./webhook-stream.js";
 
-let r: Registry;
-let nc: NatsConnection;
-let inApp: ReturnType<typeof createRpcClient<typeof InAppMessageService>>;
-
-beforeAll(async () => {
-  r = await startRegistry();
-  nc = await connect({ servers: r.natsUrl });
-  inApp = createRpcClient(InAppMessageService, `http://127.0.0.1:${r.app.port}`, { timeoutMs: 30_000 });
-});
-afterAll(async () => {
-  inApp?.close();
-  await nc?.close();
-  await r?.stop();
-});
-
-async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (err) {
-    return ConnectError.from(err);
-  }
-  throw new Error("expected the call to fail");
-}
-
-async function register(appId: string, fields: { externalId?: string; platform?: Platform } = {}) {
-  const platform = fields.platform ?? Platform.IOS;
-  const pushToken = platform === Platform.ANDROID ? fcmToken() : apnsToken();
-  const { device } = await r.client.registerDevice({ appId, pushToken, platform, externalId: fields.externalId });
-  return device!;
-}
+const r = useRegistry();
 
 describe("LookupDevices", () => {
   it("answers the app's devices among the ids, in the order asked, leaving out others' and unknown ones", async () => {
     const appId = randomUUID();
-    const withUser = await register(appId, { externalId: "user-1" });
-    const anonymous = await register(appId, { platform: Platform.ANDROID });
-    const foreign = await register(randomUUID(), { externalId: "user-1" });
+    const withUser = await registerDevice(r, appId, { externalId: "user-1" });
+    const anonymous = await registerDevice(r, appId, { platform: Platform.ANDROID });
+    const foreign = await registerDevice(r, randomUUID(), { externalId: "user-1" });
     const { devices } = await r.client.lookupDevices({
       appId,
       deviceIds: [anonymous.id.toUpperCase(), randomUUID(), foreign.id, withUser.id, anonymous.id],
@@ -59,7 +28,7 @@ describe("LookupDevices", () => {
 
   it("takes 1,000 ids and refuses more, a non-UUID id and a bad app id", async () => {
     const appId = randomUUID();
-    const device = await register(appId);
+    const device = await registerDevice(r, appId);
     const many = [...Array.from({ length: 999 }, () => randomUUID()), device.id];
     expect((await r.client.lookupDevices({ appId, deviceIds: many })).devices.map((d) => d.id)).toEqual([device.id]);
 
@@ -101,19 +70,19 @@ describe("EraseUser", () => {
   it("deletes the user's devices and every registry row about them, announces user.erased, and a repeat does nothing", async () => {
     const appId = randomUUID();
     const erased = [
-      await register(appId, { externalId: "erase-me" }),
-      await register(appId, { externalId: "erase-me", platform: Platform.ANDROID }),
-      await register(appId, { externalId: "erase-me" }),
+      await registerDevice(r, appId, { externalId: "erase-me" }),
+      await registerDevice(r, appId, { externalId: "erase-me", platform: Platform.ANDROID }),
+      await registerDevice(r, appId, { externalId: "erase-me" }),
     ];
     await r.client.setOptIn({ id: erased[2]!.id, optedIn: false });
-    const kept = await register(appId, { externalId: "keep-me" });
-    const anonymous = await register(appId);
-    const otherApp = await register(randomUUID(), { externalId: "erase-me" });
+    const kept = await registerDevice(r, appId, { externalId: "keep-me" });
+    const anonymous = await registerDevice(r, appId);
+    const otherApp = await registerDevice(r, randomUUID(), { externalId: "erase-me" });
 
     // In-app message state: two messages seen by the first device, one by the second, one by a kept device.
     const message = async (name: string) =>
       (
-        await inApp.client.createInAppMessage({
+        await r.inApp.createInAppMessage({
           appId,
           settings: {
             name,
@@ -124,7 +93,7 @@ describe("EraseUser", () => {
       ).message!.id;
     const [welcome, promo] = [await message("Welcome"), await message("Promo")];
     const record = (deviceId: string, messageId: string, type: InAppEventType) =>
-      inApp.client.recordInAppMessageEvent({ deviceId, messageId, type });
+      r.inApp.recordInAppMessageEvent({ deviceId, messageId, type });
     await record(erased[0]!.id, welcome, InAppEventType.IMPRESSION);
     await record(erased[0]!.id, promo, InAppEventType.DISMISS);
     await record(erased[1]!.id, welcome, InAppEventType.CLICK);
@@ -143,9 +112,7 @@ describe("EraseUser", () => {
     // Nobody else's: the other user, the anonymous device, the same external id in another app.
     expect(sumOf(await rowsNaming([kept.id, anonymous.id, otherApp.id]))).toBe(4);
 
-    const events = await waitForEvents(nc, r.names, (es) =>
-      es.some((e) => e.type === "user.erased" && e.appId === appId),
-    );
+    const events = await waitForEvents(r, (es) => es.some((e) => e.type === "user.erased" && e.appId === appId));
     const event = events.find((e) => e.type === "user.erased" && e.appId === appId)!;
     expect(event.msgId).toBe(event.id);
     expect(event.id).toMatch(EVENT_ID);
@@ -162,7 +129,7 @@ describe("EraseUser", () => {
     // A repeat (the caller found nothing left either) answers zeros and announces nothing.
     const repeat = await r.client.eraseUser({ appId, externalId: "erase-me" });
     expect(repeat).toMatchObject({ devices: 0n, inAppStates: 0n });
-    const all = await afterSentinel(r, nc);
+    const all = await afterSentinel(r);
     expect(all.filter((e) => e.type === "user.erased" && e.appId === appId)).toHaveLength(1);
   });
 
@@ -170,7 +137,7 @@ describe("EraseUser", () => {
     const appId = randomUUID();
     const answer = await r.client.eraseUser({ appId: appId.toUpperCase(), externalId: "gone-user", receipts: 4n });
     expect(answer).toMatchObject({ devices: 0n, inAppStates: 0n });
-    const events = await waitForEvents(nc, r.names, (es) => es.some((e) => e.data.external_id === "gone-user"));
+    const events = await waitForEvents(r, (es) => es.some((e) => e.data.external_id === "gone-user"));
     const event = events.find((e) => e.data.external_id === "gone-user")!;
     expect(event.appId).toBe(appId);
     expect(event.data).toEqual({
@@ -185,7 +152,7 @@ describe("EraseUser", () => {
 
   it("refuses a bad app id and an empty, too long or control-character external id", async () => {
     const appId = randomUUID();
-    const device = await register(appId, { externalId: "x" });
+    const device = await registerDevice(r, appId, { externalId: "x" });
     for (const [badApp, externalId] of [
       ["nope", "x"],
       [appId, ""],

@@ -1,39 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { create as createMessage, toBinary, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
 import { AppDeletedSchema } from "@herald/proto/delivery";
-import { InAppEventType, InAppMessageService, type InAppMessageSettingsSchema } from "@herald/proto/in_app_message";
-import { createRpcClient, toTimestamp } from "@herald/runtime";
+import { InAppEventType, type InAppMessageSettingsSchema } from "@herald/proto/in_app_message";
+import { toTimestamp } from "@herald/runtime";
 import { jetstream } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { apnsToken } from "../../../test/support/device-tokens.js";
 import { IN_APP_LIMITS } from "../src/in-app-message-checks.js";
-import { startRegistry, waitFor, type Registry } from "./harness.js";
+import { rpcError, useRegistry, waitFor } from "./harness.js";
 
 type Settings = MessageInitShape<typeof InAppMessageSettingsSchema>;
 
-let r: Registry;
-let inApp: ReturnType<typeof createRpcClient<typeof InAppMessageService>>;
-
-beforeAll(async () => {
-  r = await startRegistry();
-  inApp = createRpcClient(InAppMessageService, `http://127.0.0.1:${r.app.port}`, { timeoutMs: 30_000 });
-});
-afterAll(async () => {
-  inApp?.close();
-  await r?.stop();
-});
-
-async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (err) {
-    return ConnectError.from(err);
-  }
-  throw new Error("expected the call to fail");
-}
+const r = useRegistry();
 
 const ALL = { target: { case: "all", value: {} } } as const;
 const en = (title: string) => ({ entries: { en: { title, body: `${title} body` } } });
@@ -41,7 +21,7 @@ const at = (ms: number) => ({ at: toTimestamp(new Date(Date.now() + ms)) });
 
 async function create(appId: string, settings: Settings) {
   const withAudience = { audience: ALL, ...settings } as Settings;
-  return (await inApp.client.createInAppMessage({ appId, settings: withAudience })).message!;
+  return (await r.inApp.createInAppMessage({ appId, settings: withAudience })).message!;
 }
 
 async function device(appId: string, fields: { language?: string; externalId?: string; tags?: string[] } = {}) {
@@ -57,10 +37,10 @@ async function device(appId: string, fields: { language?: string; externalId?: s
 }
 
 const fetchIds = async (deviceId: string) =>
-  (await inApp.client.listDeviceInAppMessages({ deviceId })).messages.map((m) => m.id);
+  (await r.inApp.listDeviceInAppMessages({ deviceId })).messages.map((m) => m.id);
 
 const event = (deviceId: string, messageId: string, type: InAppEventType) =>
-  inApp.client.recordInAppMessageEvent({ deviceId, messageId, type });
+  r.inApp.recordInAppMessageEvent({ deviceId, messageId, type });
 
 describe("in-app message settings", () => {
   it("creates, reads, lists newest first, updates and deletes", async () => {
@@ -95,13 +75,13 @@ describe("in-app message settings", () => {
       undefined,
     ]);
 
-    expect((await inApp.client.getInAppMessage({ appId, id: first.id })).message).toEqual(first);
-    const list = await inApp.client.listInAppMessages({ appId, page: { page: 1, perPage: 1 } });
+    expect((await r.inApp.getInAppMessage({ appId, id: first.id })).message).toEqual(first);
+    const list = await r.inApp.listInAppMessages({ appId, page: { page: 1, perPage: 1 } });
     expect(list.messages.map((m) => m.id)).toEqual([second.id]);
     expect(list.page).toMatchObject({ page: 1, perPage: 1, total: 2n });
 
     const updated = (
-      await inApp.client.updateInAppMessage({
+      await r.inApp.updateInAppMessage({
         appId,
         id: first.id,
         settings: { name: "Renamed", imageUrl: "", startsAt: {}, maxImpressions: 0 },
@@ -114,17 +94,17 @@ describe("in-app message settings", () => {
 
     // Another app sees none of it.
     const other = randomUUID();
-    expect((await rpcError(inApp.client.getInAppMessage({ appId: other, id: first.id }))).code).toBe(Code.NotFound);
-    expect((await rpcError(inApp.client.deleteInAppMessage({ appId: other, id: first.id }))).code).toBe(Code.NotFound);
-    await inApp.client.deleteInAppMessage({ appId, id: first.id });
-    expect((await rpcError(inApp.client.getInAppMessage({ appId, id: first.id }))).code).toBe(Code.NotFound);
-    expect((await rpcError(inApp.client.getInAppMessage({ appId, id: "nope" }))).code).toBe(Code.NotFound);
+    expect((await rpcError(r.inApp.getInAppMessage({ appId: other, id: first.id }))).code).toBe(Code.NotFound);
+    expect((await rpcError(r.inApp.deleteInAppMessage({ appId: other, id: first.id }))).code).toBe(Code.NotFound);
+    await r.inApp.deleteInAppMessage({ appId, id: first.id });
+    expect((await rpcError(r.inApp.getInAppMessage({ appId, id: first.id }))).code).toBe(Code.NotFound);
+    expect((await rpcError(r.inApp.getInAppMessage({ appId, id: "nope" }))).code).toBe(Code.NotFound);
   });
 
   it("answers 422 without the en fallback or with an end not after the start, also against stored values", async () => {
     const appId = randomUUID();
     const noEn = await rpcError(
-      inApp.client.createInAppMessage({
+      r.inApp.createInAppMessage({
         appId,
         settings: { name: "x", audience: ALL, contents: { entries: { de: { title: "a", body: "b" } } } },
       }),
@@ -136,18 +116,18 @@ describe("in-app message settings", () => {
 
     const message = await create(appId, { name: "x", contents: en("x"), startsAt: at(3_600_000) });
     const before = await rpcError(
-      inApp.client.updateInAppMessage({ appId, id: message.id, settings: { endsAt: at(60_000) } }),
+      r.inApp.updateInAppMessage({ appId, id: message.id, settings: { endsAt: at(60_000) } }),
     );
     expect(before.code).toBe(Code.FailedPrecondition);
     const missing = await rpcError(
-      inApp.client.updateInAppMessage({
+      r.inApp.updateInAppMessage({
         appId,
         id: message.id,
         settings: { contents: { entries: { fr: { title: "a", body: "b" } } } },
       }),
     );
     expect(missing.code).toBe(Code.FailedPrecondition);
-    const required = await rpcError(inApp.client.createInAppMessage({ appId, settings: { name: "x", audience: ALL } }));
+    const required = await rpcError(r.inApp.createInAppMessage({ appId, settings: { name: "x", audience: ALL } }));
     expect(required.code).toBe(Code.InvalidArgument);
   });
 
@@ -194,15 +174,15 @@ describe("the device fetch", () => {
     const german = await device(appId, { language: "de-AT" });
     const japanese = await device(appId, { language: "ja" });
     const none = await device(appId);
-    expect((await inApp.client.listDeviceInAppMessages({ deviceId: german })).messages).toEqual([
+    expect((await r.inApp.listDeviceInAppMessages({ deviceId: german })).messages).toEqual([
       expect.objectContaining({ id: message.id, language: "de", title: "Hallo", body: "Welt" }),
     ]);
     for (const id of [japanese, none]) {
-      expect((await inApp.client.listDeviceInAppMessages({ deviceId: id })).messages).toEqual([
+      expect((await r.inApp.listDeviceInAppMessages({ deviceId: id })).messages).toEqual([
         expect.objectContaining({ id: message.id, language: "en", title: "Hello", body: "World" }),
       ]);
     }
-    expect((await rpcError(inApp.client.listDeviceInAppMessages({ deviceId: randomUUID() }))).code).toBe(Code.NotFound);
+    expect((await rpcError(r.inApp.listDeviceInAppMessages({ deviceId: randomUUID() }))).code).toBe(Code.NotFound);
   });
 
   it("includes the device by audience (all, segment rule, external id), opted out and invalid alike", async () => {
@@ -254,7 +234,7 @@ describe("the device fetch", () => {
     const high = await create(appId, { name: "high", contents: en("high"), priority: 90 });
     const newer = await create(appId, { name: "newer", contents: en("newer") });
     const id = await device(appId);
-    const fetched = (await inApp.client.listDeviceInAppMessages({ deviceId: id })).messages;
+    const fetched = (await r.inApp.listDeviceInAppMessages({ deviceId: id })).messages;
     expect(fetched.map((m) => m.id)).toEqual([high.id, newer.id, low.id, running.id]);
     expect(fetched[3]!.endsAt).toEqual(running.endsAt);
 
@@ -287,7 +267,7 @@ describe("events", () => {
     await event(b, message.id, InAppEventType.DISMISS);
     expect(await fetchIds(b)).toEqual([]);
 
-    const stats = (await inApp.client.getInAppMessage({ appId, id: message.id })).message!.stats;
+    const stats = (await r.inApp.getInAppMessage({ appId, id: message.id })).message!.stats;
     expect(stats).toMatchObject({ impressions: 3n, clicks: 2n, dismissals: 1n, devices: 2n });
     const { rows } = await r.pool.query(
       "SELECT device_id, impressions, clicked_at IS NOT NULL AS clicked, dismissed_at IS NOT NULL AS dismissed FROM in_app_message_devices WHERE message_id = $1 ORDER BY impressions DESC",
@@ -307,7 +287,7 @@ describe("events", () => {
       Array.from({ length: 10 }, () => event(id, message.id, InAppEventType.IMPRESSION)),
     );
     expect(results.filter((res) => res.status === "fulfilled")).toHaveLength(3);
-    const stats = (await inApp.client.getInAppMessage({ appId, id: message.id })).message!.stats;
+    const stats = (await r.inApp.getInAppMessage({ appId, id: message.id })).message!.stats;
     expect(stats).toMatchObject({ impressions: 3n, devices: 1n });
   });
 
@@ -362,20 +342,15 @@ describe("removal", () => {
     expect(await rowsOf("device_id", gone)).toBe(0);
     expect(await rowsOf("device_id", stays)).toBe(1);
     // The counters keep what happened.
-    expect((await inApp.client.getInAppMessage({ appId, id: message.id })).message!.stats?.devices).toBe(2n);
+    expect((await r.inApp.getInAppMessage({ appId, id: message.id })).message!.stats?.devices).toBe(2n);
 
-    const nc = await connect({ servers: r.natsUrl });
-    try {
-      await jetstream(nc).publish(
-        r.names.appDeleted,
-        toBinary(AppDeletedSchema, createMessage(AppDeletedSchema, { appId })),
-      );
-    } finally {
-      await nc.close();
-    }
-    await waitFor(async () => (await inApp.client.listInAppMessages({ appId })).page?.total === 0n);
+    await jetstream(r.nc).publish(
+      r.names.appDeleted,
+      toBinary(AppDeletedSchema, createMessage(AppDeletedSchema, { appId })),
+    );
+    await waitFor(async () => (await r.inApp.listInAppMessages({ appId })).page?.total === 0n);
     expect(await rowsOf("message_id", message.id)).toBe(0);
-    expect((await inApp.client.getInAppMessage({ appId: keptApp, id: kept.id })).message).toBeDefined();
+    expect((await r.inApp.getInAppMessage({ appId: keptApp, id: kept.id })).message).toBeDefined();
     expect(await rowsOf("device_id", elsewhere)).toBe(1);
   });
 });

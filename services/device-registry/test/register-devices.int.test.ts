@@ -3,10 +3,10 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Platform } from "@herald/proto/common";
 import type { RegisterDeviceResult } from "@herald/proto/device";
 import { createPool } from "@herald/runtime";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { tokenHash } from "../src/push-token.js";
 import { PgDeviceStore } from "../src/device-store.js";
-import { startRegistry, type Registry } from "./harness.js";
+import { startRegistry, useRegistry } from "./harness.js";
 
 // RegisterDevices: many registrations in one statement, each exactly as RegisterDevice.
 
@@ -18,15 +18,8 @@ const registered = (r: RegisterDeviceResult | undefined) => {
 };
 
 describe("RegisterDevices", () => {
-  let r: Registry;
+  const r = useRegistry();
   const appId = randomUUID();
-
-  beforeAll(async () => {
-    r = await startRegistry();
-  });
-  afterAll(async () => {
-    await r?.stop();
-  });
 
   it("creates new tokens and updates known ones as RegisterDevice does: unset keeps, set replaces, invalid clears", async () => {
     const known = iosToken();

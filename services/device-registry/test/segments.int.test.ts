@@ -1,31 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Platform } from "@herald/proto/common";
 import type { SegmentRuleSchema } from "@herald/proto/device";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRegistry, type Registry } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { rpcError, useRegistry } from "./harness.js";
 import { seed } from "./seed.js";
 
-async function rpcError(call: Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call;
-  } catch (err) {
-    return ConnectError.from(err);
-  }
-  throw new Error("expected the call to fail");
-}
-
 describe("segments", () => {
-  let r: Registry;
+  const r = useRegistry();
   const appId = randomUUID();
 
   beforeAll(async () => {
-    r = await startRegistry();
     await seed(r, appId, 600);
-  });
-  afterAll(async () => {
-    await r?.stop();
   });
 
   it("creates, reads, lists, updates and deletes a segment", async () => {

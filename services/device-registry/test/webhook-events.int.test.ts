@@ -5,36 +5,18 @@ import { Platform } from "@herald/proto/common";
 import { DeviceInvalidatedSchema } from "@herald/proto/delivery";
 import { EVENT_ID } from "@herald/runtime";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apnsToken, fcmToken } from "../../../test/support/device-tokens.js";
+import { describe, expect, it } from "vitest";
+import { apnsToken } from "../../../test/support/device-tokens.js";
 import { PgDeviceStore } from "../src/device-store.js";
 import { tokenHash } from "../src/push-token.js";
-import { startRegistry, type Registry } from "./harness.js";
+import { registerDevice, useRegistry } from "./harness.js";
 import { afterSentinel, type StreamedEvent, waitForEvents, webhookEvents } from "./webhook-stream.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 
 describe("registry webhook events", () => {
-  let r: Registry;
-  let nc: NatsConnection;
-
-  beforeAll(async () => {
-    r = await startRegistry();
-    nc = await connect({ servers: r.natsUrl });
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await r?.stop();
-  });
-
-  async function register(appId: string, fields: { externalId?: string; platform?: Platform } = {}) {
-    const platform = fields.platform ?? Platform.IOS;
-    const pushToken = platform === Platform.ANDROID ? fcmToken() : apnsToken();
-    const { device } = await r.client.registerDevice({ appId, pushToken, platform, externalId: fields.externalId });
-    return device!;
-  }
+  const r = useRegistry();
 
   const outboxRows = async () => Number((await r.pool.query("SELECT count(*) AS n FROM outbox")).rows[0].n);
 
@@ -48,7 +30,7 @@ describe("registry webhook events", () => {
 
   it("announces an actual opt-out and opt-in, and nothing for writes that leave opted_in as it was", async () => {
     const appId = randomUUID();
-    const device = await register(appId, { externalId: "user-opt" });
+    const device = await registerDevice(r, appId, { externalId: "user-opt" });
     const before = Date.now();
     await r.client.setOptIn({ id: device.id, optedIn: true }); // already opted in
     await r.client.setOptIn({ id: device.id, optedIn: false });
@@ -62,7 +44,7 @@ describe("registry webhook events", () => {
     expect((await r.client.getDevice({ id: device.id })).device?.optedIn).toBe(false);
     await r.client.setOptIn({ id: device.id, optedIn: true });
 
-    const events = await waitForEvents(nc, r.names, (es) =>
+    const events = await waitForEvents(r, (es) =>
       es.some((e) => e.type === "device.opted_in" && e.data.device_id === device.id),
     );
     const mine = events.filter((e) => e.data.device_id === device.id);
@@ -78,11 +60,11 @@ describe("registry webhook events", () => {
   });
 
   it("announces one opt-out for concurrent calls setting the same value", async () => {
-    const devices = await Promise.all(Array.from({ length: 5 }, () => register(randomUUID())));
+    const devices = await Promise.all(Array.from({ length: 5 }, () => registerDevice(r, randomUUID())));
     await Promise.all(
       devices.flatMap((d) => Array.from({ length: 20 }, () => r.client.setOptIn({ id: d.id, optedIn: false }))),
     );
-    const all = await afterSentinel(r, nc);
+    const all = await afterSentinel(r);
     for (const d of devices) {
       expect(all.filter((e) => e.data.device_id === d.id).map((e) => e.type)).toEqual(["device.opted_out"]);
     }
@@ -90,9 +72,9 @@ describe("registry webhook events", () => {
 
   it("gives external_id null and the platform's name for a device without an external id", async () => {
     const appId = randomUUID();
-    const device = await register(appId, { platform: Platform.ANDROID });
+    const device = await registerDevice(r, appId, { platform: Platform.ANDROID });
     await r.client.setOptIn({ id: device.id, optedIn: false });
-    const events = await waitForEvents(nc, r.names, (es) => es.some((e) => e.data.device_id === device.id));
+    const events = await waitForEvents(r, (es) => es.some((e) => e.data.device_id === device.id));
     const e = events.find((x) => x.data.device_id === device.id)!;
     expect(e.type).toBe("device.opted_out");
     expect(e.data).toEqual({ device_id: device.id, app_id: appId, platform: "android", external_id: null });
@@ -109,7 +91,7 @@ describe("registry webhook events", () => {
       [appId, tokens, tokens.map(tokenHash)],
     );
     const batch = rows.map((row) => row.id);
-    const revived = await register(appId);
+    const revived = await registerDevice(r, appId);
     await sleep(5);
     const observedAt = new Date();
     await sleep(5);
@@ -132,7 +114,7 @@ describe("registry webhook events", () => {
     });
     expect(again.invalidated).toBe(0);
 
-    const events = (await afterSentinel(r, nc)).filter((e) => e.type === "device.invalidated" && e.appId === appId);
+    const events = (await afterSentinel(r)).filter((e) => e.type === "device.invalidated" && e.appId === appId);
     expect(events.map((e) => e.id).sort()).toEqual(
       batch.map((id) => `device.invalidated.${id}.${observedAt.getTime()}`).sort(),
     );
@@ -152,23 +134,25 @@ describe("registry webhook events", () => {
 
   it("announces a device the device.invalidated consumer makes invalid, once for a repeated verdict", async () => {
     const appId = randomUUID();
-    const device = await register(appId, { externalId: "user-dead", platform: Platform.ANDROID });
+    const device = await registerDevice(r, appId, { externalId: "user-dead", platform: Platform.ANDROID });
     await sleep(5);
     const observedAt = new Date();
-    const message = toBinary(
-      DeviceInvalidatedSchema,
-      create(DeviceInvalidatedSchema, {
-        deviceId: device.id,
-        appId,
-        platform: Platform.ANDROID,
-        reason: "UNREGISTERED",
-        observedAt: timestampFromDate(observedAt),
-      }),
-    );
-    const js = jetstream(nc);
+    const verdict = (at: Date) =>
+      toBinary(
+        DeviceInvalidatedSchema,
+        create(DeviceInvalidatedSchema, {
+          deviceId: device.id,
+          appId,
+          platform: Platform.ANDROID,
+          reason: "UNREGISTERED",
+          observedAt: timestampFromDate(at),
+        }),
+      );
+    const message = verdict(observedAt);
+    const js = jetstream(r.nc);
     await js.publish(r.names.deviceInvalidated, message);
     const id = `device.invalidated.${device.id}.${observedAt.getTime()}`;
-    const events = await waitForEvents(nc, r.names, (es) => es.some((e) => e.id === id));
+    const events = await waitForEvents(r, (es) => es.some((e) => e.id === id));
     const e = events.find((x) => x.id === id)!;
     checkEnvelope(e, appId);
     expect(e.type).toBe("device.invalidated");
@@ -182,38 +166,26 @@ describe("registry webhook events", () => {
 
     // The same verdict again, and a later one: the device is already invalid.
     await js.publish(r.names.deviceInvalidated, message);
-    await js.publish(
-      r.names.deviceInvalidated,
-      toBinary(
-        DeviceInvalidatedSchema,
-        create(DeviceInvalidatedSchema, {
-          deviceId: device.id,
-          appId,
-          platform: Platform.ANDROID,
-          reason: "UNREGISTERED",
-          observedAt: timestampFromDate(new Date(observedAt.getTime() + 1_000)),
-        }),
-      ),
-    );
+    await js.publish(r.names.deviceInvalidated, verdict(new Date(observedAt.getTime() + 1_000)));
     // The consumer applies in order; once the EVENTS consumer has nothing left, the sentinel
     // orders the outbox after both.
     await expect
       .poll(async () => {
-        const info = await (await jetstreamManager(nc)).consumers.info(
+        const info = await (await jetstreamManager(r.nc)).consumers.info(
           r.names.eventsStream,
           r.names.consumer("device-registry-invalidated"),
         );
         return info.num_pending + info.num_ack_pending;
       })
       .toBe(0);
-    const all = await afterSentinel(r, nc);
+    const all = await afterSentinel(r);
     expect(all.filter((x) => x.data.device_id === device.id).map((x) => x.id)).toEqual([id]);
   });
 
   it("loses nothing to a crash between the commit and the publish", async () => {
     const appId = randomUUID();
-    const optedOut = await register(appId, { externalId: "user-crash" });
-    const dead = await register(appId);
+    const optedOut = await registerDevice(r, appId, { externalId: "user-crash" });
+    const dead = await registerDevice(r, appId);
     await sleep(5);
     const observedAt = new Date();
     // The service is gone (its relay with it); the writes below commit as a process that
@@ -227,12 +199,12 @@ describe("registry webhook events", () => {
     expect(rows).toHaveLength(3);
     const ids = rows.map((row) => row.msg_id);
     expect(ids[1]).toBe(`device.invalidated.${dead.id}.${observedAt.getTime()}`);
-    const published = new Set((await webhookEvents(nc, r.names)).map((e) => e.id));
+    const published = new Set((await webhookEvents(r)).map((e) => e.id));
     for (const id of ids) expect(published.has(id)).toBe(false);
 
     // A new process publishes them at start-up.
     await r.restart();
-    const events = await waitForEvents(nc, r.names, (es) => ids.every((id) => es.some((e) => e.id === id)));
+    const events = await waitForEvents(r, (es) => ids.every((id) => es.some((e) => e.id === id)));
     expect(events.filter((e) => ids.includes(e.id)).map((e) => e.type)).toEqual([
       "device.opted_out",
       "device.invalidated",

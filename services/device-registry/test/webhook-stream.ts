@@ -1,14 +1,13 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { WebhookEventSchema } from "@herald/proto/webhook";
-import type { StreamNames } from "@herald/runtime";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
 import { randomUUID } from "node:crypto";
-import { Platform } from "@herald/proto/common";
-import { apnsToken } from "../../../test/support/device-tokens.js";
 import { waitForValue } from "../../../test/support/wait.js";
-import type { Registry } from "./harness.js";
+import { type Registry, registerDevice } from "./harness.js";
+
+/** Where a registry's events are read: its NATS connection and namespace. */
+type Streams = Pick<Registry, "nc" | "names">;
 
 /** A webhook event as the registry published it to the WEBHOOKS stream. */
 export interface StreamedEvent {
@@ -22,7 +21,7 @@ export interface StreamedEvent {
 }
 
 /** Every webhook event in the namespace's WEBHOOKS stream, in stream order. */
-export async function webhookEvents(nc: NatsConnection, names: StreamNames): Promise<StreamedEvent[]> {
+export async function webhookEvents({ nc, names }: Streams): Promise<StreamedEvent[]> {
   const { state } = await (await jetstreamManager(nc)).streams.info(names.webhooksStream);
   if (state.messages === 0) return [];
   const consumer = await jetstream(nc).consumers.get(names.webhooksStream);
@@ -48,12 +47,8 @@ export async function webhookEvents(nc: NatsConnection, names: StreamNames): Pro
 }
 
 /** The stream's events once `done` holds for them (the relay publishes asynchronously). */
-export function waitForEvents(
-  nc: NatsConnection,
-  names: StreamNames,
-  done: (events: StreamedEvent[]) => boolean,
-): Promise<StreamedEvent[]> {
-  return waitForValue("webhook events in the stream", () => webhookEvents(nc, names), done, { timeoutMs: 15_000 });
+export function waitForEvents(r: Streams, done: (events: StreamedEvent[]) => boolean): Promise<StreamedEvent[]> {
+  return waitForValue("webhook events in the stream", () => webhookEvents(r), done, { timeoutMs: 15_000 });
 }
 
 /**
@@ -62,12 +57,8 @@ export function waitForEvents(
  * that an earlier change had written would be in the stream by then: what is absent now is
  * absent for good.
  */
-export async function afterSentinel(r: Registry, nc: NatsConnection): Promise<StreamedEvent[]> {
-  const { device } = await r.client.registerDevice({
-    appId: randomUUID(),
-    pushToken: apnsToken(),
-    platform: Platform.IOS,
-  });
-  await r.client.setOptIn({ id: device!.id, optedIn: false });
-  return waitForEvents(nc, r.names, (es) => es.some((e) => e.data.device_id === device!.id));
+export async function afterSentinel(r: Registry): Promise<StreamedEvent[]> {
+  const device = await registerDevice(r, randomUUID());
+  await r.client.setOptIn({ id: device.id, optedIn: false });
+  return waitForEvents(r, (es) => es.some((e) => e.data.device_id === device.id));
 }

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bool, int, logLevel, port, str, type EnvVar } from "@herald/runtime/service";
+import { bool, httpsUrl, int, logLevel, port, str, type EnvVar } from "@herald/runtime/service";
 
 /** `<repo>/.herald/sim-ca`: the same place for dev mode, `npm test` and every process that trusts it. */
 export const DEFAULT_CERT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../.herald/sim-ca");
@@ -9,21 +9,7 @@ export const DEFAULT_CERT_DIR = path.resolve(path.dirname(fileURLToPath(import.m
  * The origin endpoints are issued under, and the only VAPID `aud` the simulator accepts.
  * An origin, not a URL with a path: the push routes live at the root.
  */
-const publicUrl: EnvVar<string | undefined> = {
-  name: "SIM_PUBLIC_URL",
-  default: undefined,
-  parse: (s) => {
-    let u: URL;
-    try {
-      u = new URL(s);
-    } catch {
-      throw new Error("must be a URL");
-    }
-    if (u.protocol !== "https:") throw new Error("must be an https: URL");
-    if (u.pathname !== "/" || u.search || u.hash) throw new Error("must be an origin (no path, query or fragment)");
-    return u.origin;
-  },
-};
+const publicUrl: EnvVar<string | undefined> = { ...httpsUrl("SIM_PUBLIC_URL", "origin"), default: undefined };
 
 /** Extra names for the server certificate (e.g. a Kubernetes service name), beside localhost and loopback. */
 const certHosts: EnvVar<string[]> = {

@@ -1,21 +1,11 @@
-import { int, readEnv, type EnvVar } from "@herald/runtime";
+import { httpsUrl, int, readEnv, type EnvVar } from "@herald/runtime";
 import { senderEnv, type SenderConfig } from "@herald/sender";
 
 /**
  * APNS_URL points both environments at one origin (a simulator, a proxy); unset, the
  * sender talks to Apple's production or sandbox host as each app's config says.
  */
-const apnsUrl: EnvVar<string | undefined> = {
-  name: "APNS_URL",
-  default: undefined,
-  parse: (s) => {
-    const u = new URL(s);
-    if (u.protocol !== "https:") throw new Error("must be an https:// URL");
-    if (u.pathname !== "/" || u.search || u.hash)
-      throw new Error("must be an origin without a path, e.g. https://127.0.0.1:4443");
-    return u.origin;
-  },
-};
+const apnsUrl: EnvVar<string | undefined> = { ...httpsUrl("APNS_URL", "origin"), default: undefined };
 
 export const configSpec = {
   ...senderEnv(7011),

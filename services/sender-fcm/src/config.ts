@@ -1,31 +1,14 @@
-import { int, readEnv, str, url, type EnvVar } from "@herald/runtime";
+import { httpsUrl, int, readEnv, str, url, type EnvVar } from "@herald/runtime";
 import { senderEnv, type SenderConfig } from "@herald/sender";
-
-/** An https base URL, kept without a trailing slash (paths are appended to it). */
-const httpsBase = (name: string, fallback: string): EnvVar<string> => ({
-  name,
-  default: fallback,
-  parse: (s) => {
-    let u: URL;
-    try {
-      u = new URL(s);
-    } catch {
-      throw new Error("must be a URL");
-    }
-    if (u.protocol !== "https:") throw new Error("must be an https: URL (TLS is never turned off)");
-    if (u.search || u.hash) throw new Error("must not have a query or fragment");
-    return u.href.replace(/\/+$/, "");
-  },
-});
 
 export const configSpec = {
   ...senderEnv(7012),
-  fcmUrl: httpsBase("FCM_URL", "https://fcm.googleapis.com"),
+  fcmUrl: { ...httpsUrl("FCM_URL", "base"), default: "https://fcm.googleapis.com" },
   /**
    * Sends every OAuth token request here instead of the service account's token_uri.
    * Dev mode points it at the provider simulator; in production leave it unset.
    */
-  tokenUrlOverride: { ...httpsBase("FCM_TOKEN_URL", ""), default: undefined } as EnvVar<string | undefined>,
+  tokenUrlOverride: { ...httpsUrl("FCM_TOKEN_URL", "base"), default: undefined } as EnvVar<string | undefined>,
   /** Sends per minute per app across all replicas; FCM's default project quota. */
   rateLimitPerMinute: int("FCM_RATE_LIMIT_PER_MINUTE", 600_000, 1, 100_000_000),
   /** Budget window; the per-minute ceiling is scaled to it (shorter smooths bursts). */

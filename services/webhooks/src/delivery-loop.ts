@@ -1,4 +1,15 @@
-import { ATTR, inSpan, isUuid, type Logger, type SealedBox, SpanKind, sleep } from "@herald/runtime";
+import {
+  ATTR,
+  inSpan,
+  isUuid,
+  type Logger,
+  ROOT_CONTEXT,
+  type SealedBox,
+  SpanKind,
+  sleep,
+  trace,
+  traceContextFrom,
+} from "@herald/runtime";
 import type { HttpSender } from "./http-sender.js";
 import type { WebhookMetrics } from "./metrics.js";
 import { webhookHeaders } from "./signature.js";
@@ -86,9 +97,10 @@ export class DeliveryLoop {
         await store.abandon(d, "endpoint disabled");
         return;
       }
+      // A trace of its own (an attempt may come days after the event), linked to the event's.
       const result = await inSpan(
         "webhook.attempt",
-        { kind: SpanKind.CLIENT, attributes: spanAttributes(d) },
+        { kind: SpanKind.CLIENT, parent: ROOT_CONTEXT, links: eventLink(d), attributes: spanAttributes(d) },
         async (span) => {
           const r = await this.post(d);
           span.setAttribute("herald.webhook.outcome", r.outcome);
@@ -145,6 +157,12 @@ export class DeliveryLoop {
     }
     return retryOr(`HTTP ${res.status}`, res.status, res.body);
   }
+}
+
+/** A link to the trace of the event's producer, when its message carried one. */
+export function eventLink(d: Pick<DueDelivery, "trace_context">) {
+  const event = trace.getSpanContext(traceContextFrom(d.trace_context));
+  return event && trace.isSpanContextValid(event) ? [{ context: event }] : [];
 }
 
 /** Events whose data names the campaign they are about. */

@@ -2,14 +2,23 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { WebhookEventSchema } from "@herald/proto/webhook";
 import type { JsMsg } from "@nats-io/jetstream";
 import {
+  ATTR,
+  context,
+  contextFromHeaders,
+  currentTraceContext,
   ensureStream,
   EVENT_ID,
+  failSpan,
   isWebhookEventType,
   fromTimestamp,
+  inSpan,
   isUuid,
+  linkFromHeaders,
   type Logger,
   type NatsConnection,
   type PullConsumer,
+  ROOT_CONTEXT,
+  SpanKind,
   startPullConsumer,
   type StreamNames,
   webhooksStreamConfig,
@@ -25,6 +34,10 @@ const RETRY_DELAY_MS = 5_000;
  * Records every webhook event and its deliveries in PostgreSQL, in one transaction, and
  * only then acks: a kill -9 at any point loses no event (an unacked one comes back, and a
  * recorded one is not recorded twice).
+ *
+ * Each message is recorded in a consumer span of its own trace, linked to the trace its
+ * headers carry (the producer's: the change the event announces); the event keeps that
+ * context, and every attempt's span links to it too (delivery-loop.ts).
  */
 export async function startEventConsumer(opts: {
   nc: NatsConnection;
@@ -49,21 +62,44 @@ export async function startEventConsumer(opts: {
       log,
       concurrency: 4,
       fetchExpiresMs: 1_000,
-      handle: async (m) => {
-        const event = decode(m, log);
-        if (!event) {
-          metrics.events.inc({ result: "dropped" });
-          return;
-        }
-        try {
-          const { inserted, deliveries } = await store.recordEvent(event);
-          m.ack();
-          metrics.events.inc({ result: inserted ? "recorded" : "duplicate" });
-          if (deliveries > 0) opts.onRecorded();
-        } catch (err) {
-          log.error({ err, eventId: event.id }, "recording a webhook event failed; will retry");
-          m.nak(RETRY_DELAY_MS);
-        }
+      handle: (m) => {
+        const link = linkFromHeaders(m.headers);
+        return inSpan(
+          "record webhook event",
+          {
+            kind: SpanKind.CONSUMER,
+            parent: ROOT_CONTEXT,
+            links: link ? [link] : [],
+            attributes: { "messaging.system": "nats", "messaging.destination.name": m.subject },
+          },
+          async (span) => {
+            const event = decode(m, log);
+            if (!event) {
+              metrics.events.inc({ result: "dropped" });
+              span.setAttribute("herald.webhook.result", "dropped");
+              return;
+            }
+            span.setAttributes({
+              "herald.webhook.event_id": event.id,
+              "herald.webhook.event_type": event.type,
+              [ATTR.appId]: event.appId,
+            });
+            // The producer's context as it came (the link's), kept in the same form as an outbox row's.
+            const traceContext = link ? context.with(contextFromHeaders(m.headers), currentTraceContext) : undefined;
+            try {
+              const { inserted, deliveries } = await store.recordEvent({ ...event, traceContext });
+              m.ack();
+              const result = inserted ? "recorded" : "duplicate";
+              metrics.events.inc({ result });
+              span.setAttribute("herald.webhook.result", result);
+              if (deliveries > 0) opts.onRecorded();
+            } catch (err) {
+              log.error({ err, eventId: event.id }, "recording a webhook event failed; will retry");
+              failSpan(span, err);
+              m.nak(RETRY_DELAY_MS);
+            }
+          },
+        );
       },
     },
   );

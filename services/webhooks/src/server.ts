@@ -1,25 +1,19 @@
 import path from "node:path";
 import {
-  allReady,
-  Closers,
-  connectNats,
   createMetricsRegistry,
-  createPool,
   type Logger,
-  migrate,
-  natsReady,
+  openServiceData,
   packageDir,
-  postgresReady,
   type Resolver,
   sealedBoxOf,
-  startAdminServer,
   publishWebhookEvent,
+  startDataAdmin,
   startRpcServer,
-  streamNames,
+  startWithClosers,
 } from "@herald/runtime";
 import { WebhookService } from "@herald/proto/webhook";
 import type { Config } from "./config.js";
-import { startAppDeletedConsumer } from "./app-deleted-consumer.js";
+import { startWebhooksAppDeletedConsumer } from "./app-deleted-consumer.js";
 import { DeliveryLoop } from "./delivery-loop.js";
 import { startEventConsumer } from "./event-consumer.js";
 import { HttpSender } from "./http-sender.js";
@@ -41,16 +35,10 @@ export async function start(
   deps: { log: Logger /** Tests: a resolver instead of DNS, for URL checks and connections. */; resolve?: Resolver },
 ): Promise<WebhooksApp> {
   const { log } = deps;
-  const closers = new Closers();
-  const close = () => closers.close();
-  try {
+  return startWithClosers(log, async (closers) => {
     const box = sealedBoxOf(config);
-    const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
-    closers.add(() => pool.end());
-    await migrate(pool, config.schema, MIGRATIONS, log);
-    const nc = await connectNats(config.natsUrl, "webhooks", log);
-    closers.add(() => nc.drain());
-    const names = streamNames(config.natsNamespace);
+    const data = await openServiceData(config, { name: "webhooks", migrations: MIGRATIONS, log }, closers);
+    const { pool, nc, names } = data;
     const store = new PgWebhookStore(pool);
     const registry = createMetricsRegistry("webhooks");
     const metrics = createWebhookMetrics(registry, { backlog: () => store.backlog(), due: () => store.due() });
@@ -76,7 +64,7 @@ export async function start(
     closers.add(() => loop.stop());
     const consumer = await startEventConsumer({ nc, names, store, metrics, log, onRecorded: () => loop.poke() });
     closers.add(() => consumer.stop());
-    const appDeleted = await startAppDeletedConsumer({ nc, names, store, log });
+    const appDeleted = await startWebhooksAppDeletedConsumer({ nc, names, store, log });
     closers.add(() => appDeleted.stop());
 
     const service = new WebhookServiceImpl({
@@ -92,15 +80,7 @@ export async function start(
       log,
     });
     closers.add(() => rpc.close());
-    const admin = await startAdminServer({
-      port: config.adminPort,
-      registry,
-      ready: allReady(postgresReady(pool), natsReady(nc)),
-    });
-    closers.add(() => admin.close());
-    return { port: rpc.port, adminPort: admin.port, close };
-  } catch (err) {
-    await close().catch((closeErr: unknown) => log.error({ err: closeErr }, "cleanup after failed start-up failed"));
-    throw err;
-  }
+    const admin = await startDataAdmin(config.adminPort, registry, data, closers);
+    return { port: rpc.port, adminPort: admin.port };
+  });
 }

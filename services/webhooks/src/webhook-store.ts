@@ -59,6 +59,8 @@ export interface StoredEvent {
   data: string;
   /** Only this endpoint (webhook.test). */
   endpointId?: string;
+  /** The W3C trace context its message carried (traceparent[;tracestate]), if any. */
+  traceContext?: string;
 }
 
 /** A leased delivery with what its attempt needs. */
@@ -78,6 +80,8 @@ export interface DueDelivery {
   type: string;
   occurred_at: Date;
   data: string;
+  /** The event's trace context: every attempt's span links to it. */
+  trace_context: string | null;
 }
 
 /** Why an attempt disabled its endpoint: a 410 answer, or failures for the whole window. */
@@ -193,9 +197,9 @@ export class PgWebhookStore {
   async recordEvent(e: StoredEvent): Promise<{ inserted: boolean; deliveries: number }> {
     return inTransaction(this.pool, async (client) => {
       const ins = await client.query(
-        `INSERT INTO events (id, app_id, type, occurred_at, data) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO events (id, app_id, type, occurred_at, data, trace_context) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (id) DO NOTHING`,
-        [e.id, e.appId, e.type, e.occurredAt, e.data],
+        [e.id, e.appId, e.type, e.occurredAt, e.data, e.traceContext ?? null],
       );
       if ((ins.rowCount ?? 0) === 0) return { inserted: false, deliveries: 0 };
       const target = e.endpointId === undefined ? "enabled AND $3 = ANY (events)" : "id = $3::uuid";
@@ -225,7 +229,7 @@ export class PgWebhookStore {
        )
        SELECT c.endpoint_id, c.event_id, c.attempts, e.url, e.enabled, e.secret_sealed, e.secret_key_version,
               e.previous_secret_sealed, e.previous_secret_key_version, e.previous_secret_expires_at,
-              e.failing_since, v.app_id, v.type, v.occurred_at, v.data
+              e.failing_since, v.app_id, v.type, v.occurred_at, v.data, v.trace_context
        FROM claimed c JOIN endpoints e ON e.id = c.endpoint_id JOIN events v ON v.id = c.event_id`,
       [limit, leaseMs],
     );

@@ -2,34 +2,27 @@ import { randomUUID } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { AppDeletedSchema } from "@herald/proto/delivery";
-import { publishWebhookEvent } from "@herald/runtime";
+import { APP_DELETE_BATCH, publishWebhookEvent } from "@herald/runtime";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { poll } from "../../../test/support/wait.js";
-import { APP_DELETED_DURABLE, DELETE_BATCH } from "../src/app-deleted-consumer.js";
-import { startReceiver, startWebhooks } from "./harness.js";
+import { APP_DELETED_DURABLE } from "../src/app-deleted-consumer.js";
+import { startReceiver, useWebhooks } from "./harness.js";
 
-type Service = Awaited<ReturnType<typeof startWebhooks>>;
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 const appDeleted = (appId: string) =>
   toBinary(AppDeletedSchema, create(AppDeletedSchema, { appId, deletedAt: timestampNow() }));
 
 describe("app.deleted", () => {
-  let svc: Service;
-  let nc: NatsConnection;
+  const svc = useWebhooks();
   let rx: Receiver;
 
   beforeAll(async () => {
-    svc = await startWebhooks();
-    nc = await connect({ servers: svc.natsUrl });
     rx = await startReceiver();
   });
   afterAll(async () => {
     await rx?.close();
-    await nc?.close();
-    await svc?.stop();
   });
 
   /** An app's rows in each table of the webhooks schema. */
@@ -52,7 +45,7 @@ describe("app.deleted", () => {
       ids.push((await svc.client.createWebhook({ appId, url: rx.url, events })).webhook!.id);
     }
     const eventId = `campaign.started.${randomUUID()}`;
-    await publishWebhookEvent(nc, svc.names, {
+    await publishWebhookEvent(svc.nc, svc.names, {
       id: eventId,
       type: "campaign.started",
       appId,
@@ -88,14 +81,14 @@ describe("app.deleted", () => {
   it("removes the deleted app's endpoints, events and deliveries in batches, and no other app's", async () => {
     const deleted = randomUUID();
     const kept = randomUUID();
-    await seedApp(deleted, DELETE_BATCH * 2 + 17);
+    await seedApp(deleted, APP_DELETE_BATCH * 2 + 17);
     const keptIds = await seedApp(kept, 25);
     const before = await rowsOf(deleted);
-    expect(before).toEqual({ endpoints: 2, events: DELETE_BATCH * 2 + 18, deliveries: DELETE_BATCH * 2 + 19 });
+    expect(before).toEqual({ endpoints: 2, events: APP_DELETE_BATCH * 2 + 18, deliveries: APP_DELETE_BATCH * 2 + 19 });
     const keptBefore = await rowsOf(kept);
     expect(keptBefore).toEqual({ endpoints: 2, events: 26, deliveries: 27 });
 
-    const js = jetstream(nc);
+    const js = jetstream(svc.nc);
     // A malformed event is dropped and does not block the one behind it.
     await js.publish(svc.names.appDeleted, "not an AppDeleted");
     await js.publish(svc.names.appDeleted, appDeleted(deleted));
@@ -113,7 +106,7 @@ describe("app.deleted", () => {
     // Idempotent: the same deletion again (a redelivery, a second publish) removes nothing
     // more and is acked; the consumer drains.
     await js.publish(svc.names.appDeleted, appDeleted(deleted));
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(svc.nc);
     const drained = await poll(
       () => jsm.consumers.info(svc.names.eventsStream, svc.names.consumer(APP_DELETED_DURABLE)),
       (info) => info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq >= 3,

@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { poll } from "../../../test/support/wait.js";
-import { startReceiver, startWebhooks } from "./harness.js";
-
-type Service = Awaited<ReturnType<typeof startWebhooks>>;
+import { startReceiver, useWebhooks, type Webhooks } from "./harness.js";
 
 // "An endpoint failing for 5 days is disabled and says why": the window counts from the
 // first failed attempt since the last success (endpoints.failing_since). Here the window
@@ -22,7 +20,7 @@ interface EndpointState {
 }
 
 /** Scrapes the admin port; answers the samples of the named metric ("name{labels}" → value). */
-async function samples(svc: Service, name: string): Promise<Map<string, number>> {
+async function samples(svc: Webhooks, name: string): Promise<Map<string, number>> {
   const text = await (await fetch(`http://127.0.0.1:${svc.app.adminPort}/metrics`)).text();
   const out = new Map<string, number>();
   for (const line of text.split("\n")) {
@@ -35,19 +33,12 @@ async function samples(svc: Service, name: string): Promise<Map<string, number>>
 }
 
 describe("an endpoint failing for the whole window", () => {
-  let svc: Service;
+  const svc = useWebhooks({
+    HERALD_WEBHOOK_DISABLE_AFTER_MS: String(WINDOW_MS),
+    // Enough retries to fail for several windows.
+    HERALD_WEBHOOK_RETRY_SCHEDULE_MS: Array(60).fill(RETRY_MS).join(","),
+  });
   const appId = randomUUID();
-
-  beforeAll(async () => {
-    svc = await startWebhooks({
-      HERALD_WEBHOOK_DISABLE_AFTER_MS: String(WINDOW_MS),
-      // Enough retries to fail for several windows.
-      HERALD_WEBHOOK_RETRY_SCHEDULE_MS: Array(60).fill(RETRY_MS).join(","),
-    });
-  });
-  afterAll(async () => {
-    await svc?.stop();
-  });
 
   const endpoint = async (id: string) =>
     (
@@ -56,6 +47,16 @@ describe("an endpoint failing for the whole window", () => {
         [id],
       )
     ).rows[0]!;
+  /** The endpoint once Herald has disabled it. */
+  const whenDisabled = async (id: string) => {
+    const disabled = await poll(
+      () => endpoint(id),
+      (e) => !e.enabled,
+      20_000,
+    );
+    expect(disabled.held).toBe(true);
+    return disabled.value;
+  };
   const delivery = async (endpointId: string, eventId: string) =>
     (
       await svc.pool.query<{
@@ -75,13 +76,7 @@ describe("an endpoint failing for the whole window", () => {
       const { webhook } = await svc.client.createWebhook({ appId, url: rx.url, events: ["webhook.test"] });
       const id = webhook!.id;
       const { eventId } = await svc.client.testWebhook({ appId, id });
-      const disabled = await poll(
-        () => endpoint(id),
-        (e) => !e.enabled,
-        20_000,
-      );
-      expect(disabled.held).toBe(true);
-      const e = disabled.value;
+      const e = await whenDisabled(id);
       // Disabled by the attempt that found the streak older than the window, not before.
       expect(e.failing_since).not.toBeNull();
       expect(e.updated_at.getTime() - e.failing_since!.getTime()).toBeGreaterThanOrEqual(WINDOW_MS);
@@ -147,13 +142,7 @@ describe("an endpoint failing for the whole window", () => {
       const successAt = delivered.value!.delivered_at!;
       expect(successAt.getTime() - firstStreak.getTime()).toBeGreaterThan(4 * RETRY_MS);
 
-      const disabled = await poll(
-        () => endpoint(id),
-        (e) => !e.enabled,
-        20_000,
-      );
-      expect(disabled.held).toBe(true);
-      const e = disabled.value;
+      const e = await whenDisabled(id);
       // The streak that disabled it began after the success, and lasted the whole window:
       // counted from the first failure, the endpoint would have gone earlier.
       expect(e.failing_since!.getTime()).toBeGreaterThanOrEqual(successAt.getTime());
@@ -168,15 +157,8 @@ describe("an endpoint failing for the whole window", () => {
 });
 
 describe("the default window of 5 days", () => {
-  let svc: Service;
+  const svc = useWebhooks();
   const appId = randomUUID();
-
-  beforeAll(async () => {
-    svc = await startWebhooks();
-  });
-  afterAll(async () => {
-    await svc?.stop();
-  });
 
   /** An endpoint whose streak of failures began `age` ago (a PostgreSQL interval). */
   const failingFor = async (url: string, age: string) => {

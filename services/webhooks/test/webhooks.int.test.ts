@@ -1,14 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENTS_DURABLE } from "../src/event-consumer.js";
 import { publishWebhookEvent, type WebhookEventType } from "@herald/runtime";
-import { type Received, startReceiver, startWebhooks, waitFor } from "./harness.js";
-
-type Service = Awaited<ReturnType<typeof startWebhooks>>;
+import { type Received, startReceiver, startWebhooks, useWebhooks, waitFor } from "./harness.js";
 
 const codeOf = async (p: Promise<unknown>) => {
   try {
@@ -24,31 +21,19 @@ const verify = (secret: string, r: Received) =>
   new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: unknown };
 
 describe("webhooks service", () => {
-  let svc: Service;
+  const svc = useWebhooks();
   const appId = randomUUID();
-
-  beforeAll(async () => {
-    svc = await startWebhooks();
-  });
-  afterAll(async () => {
-    await svc?.stop();
-  });
 
   /** Publishes an event; answers its id and whether JetStream dropped it as a duplicate. */
   const publishEvent = async (type: string, data: Record<string, unknown>, id = `evt_${randomUUID()}`) => {
-    const nc = await connect({ servers: svc.natsUrl });
-    try {
-      const ack = await publishWebhookEvent(nc, svc.names, {
-        id,
-        type: type as WebhookEventType,
-        appId,
-        timestamp: new Date(),
-        data,
-      });
-      return { id, duplicate: ack.duplicate };
-    } finally {
-      await nc.close();
-    }
+    const ack = await publishWebhookEvent(svc.nc, svc.names, {
+      id,
+      type: type as WebhookEventType,
+      appId,
+      timestamp: new Date(),
+      data,
+    });
+    return { id, duplicate: ack.duplicate };
   };
   const publish = async (type: string, data: Record<string, unknown>, id?: string) =>
     (await publishEvent(type, data, id)).id;
@@ -133,7 +118,7 @@ describe("webhooks service", () => {
       await waitFor("the delivery", () => rx.received.length >= 1);
       // Every event published is recorded (with its deliveries) before its ack: once the
       // dispatcher's consumer has nothing pending, the endpoint's deliveries are all known.
-      const jsm = await jetstreamManager(await connect({ servers: svc.natsUrl }));
+      const jsm = await jetstreamManager(svc.nc);
       await waitFor("the events recorded", async () => {
         const info = await jsm.consumers.info(svc.names.webhooksStream, svc.names.consumer(WEBHOOK_EVENTS_DURABLE));
         return info.num_pending === 0 && info.num_ack_pending === 0;
