@@ -1,6 +1,7 @@
 import { Writable } from "node:stream";
 import { setImmediate as tick } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { waitUntil } from "../../test/support/wait.js";
 import {
   CSV_HEADER,
   csvField,
@@ -126,8 +127,18 @@ describe("exportStream", () => {
         held.push(done);
       },
     });
-    exportStream(exportText("csv", gen())).pipe(socket);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stream = exportStream(exportText("csv", gen()));
+    stream.pipe(socket);
+    // Backpressure engaged end to end: the socket wants a drain and the export's own buffer is full.
+    await waitUntil(
+      "the export to stop pulling",
+      () => socket.writableNeedDrain && stream.readableLength >= stream.readableHighWaterMark,
+      5_000,
+      1,
+    );
+    expect(state.pulled).toBeLessThanOrEqual(2);
+    // Nothing more is pulled while the socket holds its writes.
+    await tick();
     expect(state.pulled).toBeLessThanOrEqual(2);
     // The socket drains: everything follows, and the source is closed at the end.
     const finished = new Promise((resolve) => socket.on("finish", resolve));

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -343,18 +342,39 @@ describe("the export of a large campaign", () => {
     let lines = 0;
     let bytes = 0;
     try {
-      const res = await fetch(`${stack.gatewayUrls[0]}/v1/campaigns/${id}/deliveries/export?format=csv`, {
-        headers: { authorization: `Bearer ${stack.apiKey}` },
-      });
-      expect(res.status).toBe(200);
+      // node:http rather than fetch: the socket's byte count shows when the gateway stops sending.
+      const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+        http
+          .get(
+            `${stack.gatewayUrls[0]}/v1/campaigns/${id}/deliveries/export?format=csv`,
+            { headers: { authorization: `Bearer ${stack.apiKey}` } },
+            resolve,
+          )
+          .on("error", reject),
+      );
+      expect(res.statusCode).toBe(200);
       let paused = false;
-      for await (const chunk of Readable.fromWeb(res.body as never)) {
+      for await (const chunk of res) {
         bytes += (chunk as Buffer).length;
         for (const b of chunk as Buffer) if (b === 10) lines++;
-        // Stop reading for 3 s a tenth of the way in: a gateway that does not wait for the client would buffer the rest.
+        // Stop reading a tenth of the way in until the gateway stops sending (TCP backpressure
+        // reached it): a gateway that does not wait for the client would buffer the rest meanwhile.
         if (!paused && lines > ROWS / 10) {
           paused = true;
-          await new Promise((r) => setTimeout(r, 3_000));
+          res.pause();
+          let last = -1;
+          await waitUntil(
+            "the gateway to stop sending to a client that does not read",
+            () => {
+              const read = res.socket.bytesRead;
+              const still = read === last;
+              last = read;
+              return still;
+            },
+            30_000,
+            500,
+          );
+          res.resume();
         }
       }
     } finally {
