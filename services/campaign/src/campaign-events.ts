@@ -1,4 +1,5 @@
 import { type OutboxEvent, webhookOutboxEvent } from "@herald/runtime";
+import type { CampaignRow } from "./campaign-store.js";
 
 /**
  * The campaign service's webhook events, written to its outbox in the transaction of the
@@ -8,17 +9,11 @@ import { type OutboxEvent, webhookOutboxEvent } from "@herald/runtime";
  * event table.
  */
 
-export interface CompletedCampaignRow {
-  id: string;
-  app_id: string;
-  completed_at: Date;
-  audience_size: string;
-  sent: string;
-  delivered: string;
-  failed: string;
-  bounced: string;
-  throttled: string;
-}
+/** The columns campaign.completed reports (completed_at set: the campaign has just completed). */
+export type CompletedCampaignRow = Pick<
+  CampaignRow,
+  "id" | "app_id" | "audience_size" | "sent" | "delivered" | "failed" | "bounced" | "throttled"
+> & { completed_at: Date };
 
 /** In the trace of the request that created the campaign: the fan-out's claim writes it before its span. */
 export function startedEvent(campaign: {

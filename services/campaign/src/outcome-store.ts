@@ -131,12 +131,13 @@ export class OutcomeStore {
       if (inserted.length === 0) return result;
 
       const isNew = new Set(inserted.map((r) => batchKey(r.campaign_id, r.platform, r.sequence)));
-      const fresh = known.filter((b) => isNew.has(batchKey(b.campaignId, b.platform, b.sequence)));
       const perCampaign = new Map<string, number[]>();
       const events: OutboxEvent[] = [];
-      for (const b of fresh) {
+      for (const [i, b] of known.entries()) {
+        if (!isNew.has(batchKey(b.campaignId, b.platform, b.sequence))) continue;
+        // The batch's counts per kind, as computed for its row above.
         const sums = perCampaign.get(b.campaignId) ?? [0, 0, 0, 0];
-        for (const o of b.outcomes) sums[o - 1]!++;
+        for (let k = 0; k < 4; k++) sums[k]! += meta.counts[k]![i]!;
         perCampaign.set(b.campaignId, sums);
         events.push(...deliveriesEvents(b, appOf.get(b.campaignId)!));
       }

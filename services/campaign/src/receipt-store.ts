@@ -36,7 +36,7 @@ const COUNT = `CASE $2::int WHEN 0 THEN delivered + failed + bounced + throttled
 
 /** Batches read at once by the export: a few thousand receipts. */
 const EXPORT_BATCHES = 8;
-export const EXPORT_CHUNK = 1_000;
+const EXPORT_CHUNK = 1_000;
 
 /**
  * Reads, erases and prunes the per-device receipts that OutcomeStore writes, one row per
