@@ -6,6 +6,8 @@ import {
   CSV_HEADER,
   csvField,
   csvRow,
+  chunkText,
+  type ExportFormat,
   exportStream,
   exportText,
   ndjsonLine,
@@ -76,7 +78,7 @@ describe("CSV", () => {
 describe("exportText", () => {
   it("writes the CSV header first, then the rows of every chunk; an empty export is the header alone", async () => {
     const chunks = [[receipt(), receipt({ attempts: 1 })], [], [receipt({ outcome: "bounced" })]];
-    const csv = await text(exportText("csv", from(chunks)));
+    const csv = await text(exportText("csv", from(chunks.map((c) => chunkText("csv", c)))));
     expect(csv.split("\r\n")).toHaveLength(5);
     expect(csv.startsWith(CSV_HEADER)).toBe(true);
     expect(csv.endsWith("\r\n")).toBe(true);
@@ -85,7 +87,7 @@ describe("exportText", () => {
 
   it("writes NDJSON as the items themselves, one per line, without the spreadsheet guard", async () => {
     const items = [receipt({ external_id: "=1+2", reason: "line\nbreak" }), receipt({ reason: null })];
-    const ndjson = await text(exportText("ndjson", from([items])));
+    const ndjson = await text(exportText("ndjson", from([chunkText("ndjson", items)])));
     expect(ndjson).toBe(items.map(ndjsonLine).join(""));
     expect(
       ndjson
@@ -99,14 +101,17 @@ describe("exportText", () => {
 
 describe("exportStream", () => {
   /** Chunks of 1,000 receipts, counting how many were pulled and whether the source was closed. */
-  function source(chunks: number, failAt?: number) {
+  function source(chunks: number, failAt?: number, format: ExportFormat = "csv") {
     const state = { pulled: 0, closed: false };
-    async function* gen(): AsyncGenerator<DeliveryJson[]> {
+    async function* gen(): AsyncGenerator<string> {
       try {
         for (let i = 0; i < chunks; i++) {
           if (i === failAt) throw new Error("backend lost");
           state.pulled++;
-          yield Array.from({ length: 1_000 }, (_, n) => receipt({ attempts: n }));
+          yield chunkText(
+            format,
+            Array.from({ length: 1_000 }, (_, n) => receipt({ attempts: n })),
+          );
         }
       } finally {
         state.closed = true;
@@ -153,7 +158,7 @@ describe("exportStream", () => {
   });
 
   it("errors after what was sent when the source fails part-way", async () => {
-    const { state, gen } = source(5, 2);
+    const { state, gen } = source(5, 2, "ndjson");
     const stream = exportStream(exportText("ndjson", gen()));
     let received = "";
     await expect(

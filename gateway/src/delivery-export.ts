@@ -37,30 +37,29 @@ export function csvField(value: string | number | null): string {
 
 export const CSV_HEADER = `${CSV_COLUMNS.join(",")}\r\n`;
 
+/**
+ * One CSV row. Only the external id and the reason can hold a comma, quote or line break
+ * (or a formula): the other cells are a UUID, words, a number and an ISO time, written as
+ * they are (one string per row, no array of cells: an export writes a million rows).
+ */
 export function csvRow(d: DeliveryJson): string {
-  const cells = [
-    d.device_id,
-    spreadsheetSafe(d.external_id),
-    d.platform,
-    d.outcome,
-    spreadsheetSafe(d.reason),
-    d.attempts,
-    d.at,
-  ];
-  return `${cells.map(csvField).join(",")}\r\n`;
+  return `${d.device_id},${csvField(spreadsheetSafe(d.external_id))},${d.platform ?? ""},${d.outcome},${csvField(spreadsheetSafe(d.reason))},${d.attempts},${d.at}\r\n`;
 }
 
 export const ndjsonLine = (d: DeliveryJson): string => `${JSON.stringify(d)}\n`;
 
-/** The export's text: the CSV header, then one piece of text per chunk of receipts. */
-export async function* exportText(format: ExportFormat, chunks: AsyncIterable<DeliveryJson[]>): AsyncGenerator<string> {
-  if (format === "csv") yield CSV_HEADER;
+/** A chunk of receipts as the export's text: CSV rows or NDJSON lines. */
+export function chunkText(format: ExportFormat, receipts: Iterable<DeliveryJson>): string {
   const line = format === "csv" ? csvRow : ndjsonLine;
-  for await (const rows of chunks) {
-    let text = "";
-    for (const row of rows) text += line(row);
-    if (text !== "") yield text;
-  }
+  let text = "";
+  for (const receipt of receipts) text += line(receipt);
+  return text;
+}
+
+/** The export's text: the CSV header, then each chunk's text (chunkText). */
+export async function* exportText(format: ExportFormat, texts: AsyncIterable<string>): AsyncGenerator<string> {
+  if (format === "csv") yield CSV_HEADER;
+  for await (const text of texts) if (text !== "") yield text;
 }
 
 /** Bytes the reply stream buffers before it stops asking for the next chunk. */

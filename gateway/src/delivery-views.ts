@@ -1,5 +1,12 @@
 import { Platform } from "@herald/proto/common";
-import type { Delivery } from "@herald/proto/campaign";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { create } from "@bufbuild/protobuf";
+import {
+  type Delivery,
+  type ExportDeliveriesResponse,
+  type ReceiptColumns,
+  ReceiptColumnsSchema,
+} from "@herald/proto/campaign";
 import { OutcomeKind } from "@herald/proto/delivery";
 import type { DeviceClient } from "./backends.js";
 import { iso, platformName, type PlatformName } from "./views.js";
@@ -33,9 +40,10 @@ export function outcomeName(kind: OutcomeKind): OutcomeName {
 export const outcomeFromName = (name: OutcomeName | undefined): OutcomeKind =>
   name === undefined ? OutcomeKind.UNSPECIFIED : OUTCOME_BY_NAME[name];
 
-/** What the registry knows of a device a receipt names. */
+/** What the registry knows of a device a receipt names (its DeviceRef, as it answered). */
 export interface DeviceFacts {
-  externalId: string | null;
+  /** Empty when the device has none. */
+  externalId: string;
   platform: Platform;
 }
 
@@ -44,7 +52,8 @@ export const LOOKUP_MAX = 1_000;
 
 /**
  * The registry's facts about these devices of the app, in one LookupDevices call (at most
- * LOOKUP_MAX distinct ids); devices that no longer exist are absent from the map.
+ * LOOKUP_MAX distinct ids); devices that no longer exist are absent from the map. The
+ * answer's own objects are the map's values (an export looks up a million of them).
  */
 export async function lookUpDevices(
   devices: DeviceClient,
@@ -52,18 +61,20 @@ export async function lookUpDevices(
   deviceIds: readonly string[],
 ): Promise<Map<string, DeviceFacts>> {
   const ids = [...new Set(deviceIds)];
-  if (ids.length === 0) return new Map();
+  const facts = new Map<string, DeviceFacts>();
+  if (ids.length === 0) return facts;
   if (ids.length > LOOKUP_MAX) throw new Error(`LookupDevices takes at most ${LOOKUP_MAX} ids, not ${ids.length}`);
   const res = await devices.lookupDevices({ appId, deviceIds: ids });
-  return new Map(res.devices.map((d) => [d.id, { externalId: d.externalId || null, platform: d.platform }]));
+  for (const d of res.devices) facts.set(d.id, d);
+  return facts;
 }
 
 /**
  * A receipt's platform. Receipts recorded before they carried one (migration
  * 006_receipt_batches.sql stores 0 for those) take the device's, when it still exists.
  */
-function receiptPlatform(d: Delivery, device: DeviceFacts | undefined): PlatformName | null {
-  if (d.platform !== Platform.UNSPECIFIED) return platformName(d.platform);
+function receiptPlatform(platform: Platform, device: DeviceFacts | undefined): PlatformName | null {
+  if (platform !== Platform.UNSPECIFIED) return platformName(platform);
   return device && device.platform !== Platform.UNSPECIFIED ? platformName(device.platform) : null;
 }
 
@@ -81,13 +92,57 @@ export interface DeliveryJson {
 export function deliveryView(d: Delivery, device: DeviceFacts | undefined): DeliveryJson {
   return {
     device_id: d.deviceId,
-    external_id: device?.externalId ?? null,
-    platform: receiptPlatform(d, device),
+    external_id: device?.externalId || null,
+    platform: receiptPlatform(d.platform, device),
     outcome: outcomeName(d.outcome),
     reason: d.reason || null,
     attempts: d.attempts,
     at: iso(d.at),
   };
+}
+
+/**
+ * An export chunk's receipts as columns, whichever way the campaign service answered:
+ * today's answers the columns the gateway asks for; one of an earlier release, during a
+ * rolling upgrade, answers a Delivery message per receipt.
+ */
+export function chunkColumns(res: ExportDeliveriesResponse): ReceiptColumns {
+  if (res.columns) return res.columns;
+  const d = res.deliveries;
+  return create(ReceiptColumnsSchema, {
+    deviceIds: d.map((r) => r.deviceId),
+    platforms: d.map((r) => r.platform),
+    outcomes: d.map((r) => r.outcome),
+    reasons: d.map((r) => r.reason),
+    attempts: d.map((r) => r.attempts),
+    recordedAtMs: d.map((r) => (r.at ? timestampMs(r.at) : Number.NaN)),
+  });
+}
+
+/** Receipt i of export columns, as deliveryView shows a Delivery. */
+export function columnView(c: ReceiptColumns, i: number, device: DeviceFacts | undefined): DeliveryJson {
+  return {
+    device_id: c.deviceIds[i]!,
+    external_id: device?.externalId || null,
+    platform: receiptPlatform(c.platforms[i]!, device),
+    outcome: outcomeName(c.outcomes[i]!),
+    reason: c.reasons[i] || null,
+    attempts: c.attempts[i]!,
+    at: isoOfMs(c.recordedAtMs[i]!),
+  };
+}
+
+/**
+ * A time in ms as ISO 8601, remembering the last answer: the receipts of one delivery
+ * batch share their time, so an export formats a date once per batch, not per receipt.
+ */
+let lastTime = { ms: Number.NaN, text: "" };
+function isoOfMs(ms: number): string {
+  if (ms !== lastTime.ms) {
+    if (!Number.isFinite(ms)) throw new Error("timestamp missing from backend response");
+    lastTime = { ms, text: new Date(ms).toISOString() };
+  }
+  return lastTime.text;
 }
 
 /** One receipt of a device (GET /v1/devices/{id}/deliveries). */

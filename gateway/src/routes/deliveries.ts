@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { authorizedDevice } from "../device-access.js";
 import {
+  chunkText,
   exportStream,
   exportText,
   EXPORT_CONTENT_TYPES,
@@ -8,7 +9,8 @@ import {
   startedIterable,
 } from "../delivery-export.js";
 import {
-  type DeliveryJson,
+  chunkColumns,
+  columnView,
   deliveryView,
   deviceDeliveryView,
   lookUpDevices,
@@ -24,7 +26,7 @@ import {
   listDeviceDeliveriesSchema,
 } from "../schemas/deliveries.js";
 import { listView, type PageQuery, platformFromName, type PlatformName } from "../views.js";
-import { PAGING } from "@herald/runtime";
+import { PAGING, readAhead } from "@herald/runtime";
 import { authorizedCampaign } from "./campaigns.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -35,6 +37,12 @@ interface Filters {
   outcome?: OutcomeName;
   platform?: PlatformName;
 }
+
+/**
+ * Export chunks (1,000 receipts each) read and looked up ahead of the one being written:
+ * enough to keep the campaign service, the registry and the socket busy at once.
+ */
+const EXPORT_READ_AHEAD = 2;
 
 /** Device ids per EraseDeviceRecords call. */
 const ERASE_CHUNK = 1_000;
@@ -89,27 +97,33 @@ export function registerDeliveryRoutes(scope: FastifyInstance, deps: RouteDeps):
       const rpc = new AbortController();
       reply.raw.once("close", () => rpc.abort());
       const chunks = campaigns.exportDeliveries(
-        { campaignId: campaign.id, ...filterRequest(request.query) },
+        { campaignId: campaign.id, ...filterRequest(request.query), columns: true },
         // No deadline: an export of any size takes as long as the client reads; it ends
         // when the response does (the signal) or the stream does.
         { signal: rpc.signal, timeoutMs: 0 },
       );
-      async function* receipts(): AsyncGenerator<DeliveryJson[]> {
+      // Chunk n is written while the next ones are read, looked up and turned into text
+      // (readAhead): the RPC, LookupDevices and the socket run side by side, not in turn.
+      async function* texts(): AsyncGenerator<string> {
         try {
-          for await (const chunk of chunks) {
-            const facts = await lookUpDevices(
-              devices,
-              campaign.appId,
-              chunk.deliveries.map((d) => d.deviceId),
-            );
-            yield chunk.deliveries.map((d) => deliveryView(d, facts.get(d.deviceId)));
-          }
+          yield* readAhead(
+            chunks,
+            async (chunk) => {
+              const c = chunkColumns(chunk);
+              const facts = await lookUpDevices(devices, campaign.appId, c.deviceIds);
+              return chunkText(
+                format,
+                c.deviceIds.map((id, i) => columnView(c, i, facts.get(id))),
+              );
+            },
+            EXPORT_READ_AHEAD,
+          );
         } finally {
           rpc.abort();
         }
       }
       // The first chunk before any byte is sent: a backend down or a campaign gone is a JSON error.
-      const body = exportStream(exportText(format, await startedIterable(receipts())));
+      const body = exportStream(exportText(format, await startedIterable(texts())));
       return reply
         .header("content-type", EXPORT_CONTENT_TYPES[format])
         .header("content-disposition", `attachment; filename="campaign-${campaign.id}-deliveries.${format}"`)

@@ -29,3 +29,4 @@ export * from "./sealed-box.js";
 export * from "./master-keys.js";
 export * from "./outbox.js";
 export * from "./webhook-events.js";
+export * from "./read-ahead.js";

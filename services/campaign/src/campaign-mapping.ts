@@ -13,7 +13,7 @@ import {
 import { toTimestamp } from "@herald/runtime";
 import { NotificationOptionsSchema, type NotificationOptions as NotificationMessage } from "@herald/proto/delivery";
 import type { CampaignCounters, CampaignRecord, CampaignStatusName, NotificationOptions, Target } from "./campaign.js";
-import type { Receipt } from "./receipt-store.js";
+import type { Receipt, ReceiptColumns } from "./receipt-store.js";
 
 const STATUS: Record<CampaignStatusName, CampaignStatus> = {
   scheduled: CampaignStatus.SCHEDULED,
@@ -109,4 +109,19 @@ export function toDelivery(r: Receipt): MessageInitShape<typeof DeliverySchema> 
     attempts: r.attempts,
     at: toTimestamp(r.at),
   };
+}
+
+/** Columns of receipts as Delivery messages: the export's answer to a gateway of an earlier release. */
+export function deliveriesOf(campaignId: string, c: ReceiptColumns): MessageInitShape<typeof DeliverySchema>[] {
+  return c.deviceIds.map((deviceId, i) =>
+    toDelivery({
+      campaignId,
+      deviceId,
+      platform: c.platforms[i]!,
+      outcome: c.outcomes[i]!,
+      reason: c.reasons[i]!,
+      attempts: c.attempts[i]!,
+      at: new Date(c.recordedAtMs[i]!),
+    }),
+  );
 }

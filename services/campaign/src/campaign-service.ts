@@ -22,7 +22,7 @@ import { checkCreateSemantics, initialStatus, parseCreateRequest } from "./creat
 import type { CampaignMetrics } from "./metrics.js";
 import * as check from "./campaign-checks.js";
 import type { CampaignStore } from "./campaign-store.js";
-import { statusName, toCampaign, toDelivery, toStats } from "./campaign-mapping.js";
+import { deliveriesOf, statusName, toCampaign, toDelivery, toStats } from "./campaign-mapping.js";
 import type { ReceiptFilter, ReceiptStore } from "./receipt-store.js";
 
 export interface CampaignServiceDeps {
@@ -111,7 +111,7 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
   async *exportDeliveries(req: ExportDeliveriesRequest, ctx: HandlerContext) {
     const campaign = await this.find(req.campaignId);
     for await (const chunk of this.deps.receipts.export(campaign.id, receiptFilter(req), ctx.signal)) {
-      yield { deliveries: chunk.map(toDelivery) };
+      yield req.columns ? { columns: chunk } : { deliveries: deliveriesOf(campaign.id, chunk) };
     }
   }
 

@@ -10,7 +10,8 @@ const PAUSE_MS = 50;
 /**
  * Deletes per-device receipts (receipt batches) and engagement rows older than the
  * retention period, in small batches, every ten minutes and at start-up. Campaign stats
- * are counters on the campaign row and stay.
+ * are counters on the campaign row and stay. Every replica runs it; one at a time prunes
+ * (ReceiptStore.prune's advisory lock), the others end their run when they find it taken.
  */
 export class ReceiptRetention {
   private timer: NodeJS.Timeout | undefined;
@@ -44,7 +45,10 @@ export class ReceiptRetention {
     const before = new Date(now.getTime() - this.opts.days * 86_400_000);
     const total = { batches: 0, engagements: 0 };
     while (!this.stopping.signal.aborted) {
-      const { batches, engagements } = await this.opts.store.prune(before, PRUNE_BATCH);
+      const pruned = await this.opts.store.prune(before, PRUNE_BATCH);
+      // Another replica is pruning: its run covers the same rows.
+      if (!pruned) break;
+      const { batches, engagements } = pruned;
       total.batches += batches;
       total.engagements += engagements;
       if (batches < PRUNE_BATCH && engagements < PRUNE_BATCH) break;

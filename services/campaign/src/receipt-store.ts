@@ -13,6 +13,26 @@ export interface Receipt {
   at: Date;
 }
 
+/** Receipts of one campaign as parallel columns (herald.v1.ReceiptColumns): entry i of each is receipt i. */
+export interface ReceiptColumns {
+  deviceIds: string[];
+  platforms: number[];
+  outcomes: number[];
+  /** "" when there is none. */
+  reasons: string[];
+  attempts: number[];
+  recordedAtMs: number[];
+}
+
+const emptyColumns = (): ReceiptColumns => ({
+  deviceIds: [],
+  platforms: [],
+  outcomes: [],
+  reasons: [],
+  attempts: [],
+  recordedAtMs: [],
+});
+
 export interface ReceiptFilter {
   /** 0: every outcome. */
   outcome: number;
@@ -90,10 +110,13 @@ export class ReceiptStore {
     return { receipts, total };
   }
 
-  /** Every receipt that passes the filter, in chunks of at most EXPORT_CHUNK, reading a few batches at a time. */
-  async *export(campaignId: string, filter: ReceiptFilter, signal?: AbortSignal): AsyncGenerator<Receipt[]> {
+  /**
+   * Every receipt that passes the filter, in chunks of at most EXPORT_CHUNK as columns
+   * (no object per receipt: an export may hold millions), reading a few batches at a time.
+   */
+  async *export(campaignId: string, filter: ReceiptFilter, signal?: AbortSignal): AsyncGenerator<ReceiptColumns> {
     let after: { platform: number; sequence: string } = { platform: -1, sequence: "0" };
-    let chunk: Receipt[] = [];
+    let chunk = emptyColumns();
     for (;;) {
       signal?.throwIfAborted();
       const { rows } = await this.pool.query<BatchRow>(
@@ -104,11 +127,19 @@ export class ReceiptStore {
         [campaignId, filter.outcome, filter.platform, after.platform, after.sequence],
       );
       for (const row of rows) {
-        for (const r of receiptsOf(campaignId, row, filter)) {
-          chunk.push(r);
-          if (chunk.length === EXPORT_CHUNK) {
+        const at = row.recorded_at.getTime();
+        for (let i = 0; i < row.device_ids.length; i++) {
+          const outcome = row.outcomes[i]!;
+          if (filter.outcome !== 0 && outcome !== filter.outcome) continue;
+          chunk.deviceIds.push(row.device_ids[i]!);
+          chunk.platforms.push(row.platform);
+          chunk.outcomes.push(outcome);
+          chunk.reasons.push(row.reasons[i] ?? "");
+          chunk.attempts.push(row.attempts[i]!);
+          chunk.recordedAtMs.push(at);
+          if (chunk.deviceIds.length === EXPORT_CHUNK) {
             yield chunk;
-            chunk = [];
+            chunk = emptyColumns();
           }
         }
       }
@@ -116,7 +147,7 @@ export class ReceiptStore {
       const last = rows[rows.length - 1]!;
       after = { platform: last.platform, sequence: last.sequence };
     }
-    if (chunk.length > 0) yield chunk;
+    if (chunk.deviceIds.length > 0) yield chunk;
   }
 
   /**
@@ -209,19 +240,30 @@ export class ReceiptStore {
     });
   }
 
-  /** Deletes up to `limit` receipt batches and engagement rows recorded before `before`; answers how many of each. */
-  async prune(before: Date, limit: number): Promise<{ batches: number; engagements: number }> {
-    const batches = await this.pool.query(
-      `DELETE FROM receipt_batches WHERE ctid = ANY (ARRAY(
-         SELECT ctid FROM receipt_batches WHERE recorded_at < $1 LIMIT $2))`,
-      [before, limit],
-    );
-    const engagements = await this.pool.query(
-      `DELETE FROM engagement WHERE ctid = ANY (ARRAY(
-         SELECT ctid FROM engagement WHERE received_at < $1 LIMIT $2))`,
-      [before, limit],
-    );
-    return { batches: batches.rowCount ?? 0, engagements: engagements.rowCount ?? 0 };
+  /**
+   * Deletes up to `limit` receipt batches and engagement rows recorded before `before`;
+   * answers how many of each, or undefined when another replica is pruning this schema
+   * (an advisory lock per statement: replicas never delete side by side, and the one
+   * that finds the lock taken leaves the work to the other).
+   */
+  async prune(before: Date, limit: number): Promise<{ batches: number; engagements: number } | undefined> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_xact_lock(hashtext('herald.receipt_prune.' || current_schema())) AS locked",
+      );
+      if (!rows[0]!.locked) return undefined;
+      const batches = await client.query(
+        `DELETE FROM receipt_batches WHERE ctid = ANY (ARRAY(
+           SELECT ctid FROM receipt_batches WHERE recorded_at < $1 LIMIT $2))`,
+        [before, limit],
+      );
+      const engagements = await client.query(
+        `DELETE FROM engagement WHERE ctid = ANY (ARRAY(
+           SELECT ctid FROM engagement WHERE received_at < $1 LIMIT $2))`,
+        [before, limit],
+      );
+      return { batches: batches.rowCount ?? 0, engagements: engagements.rowCount ?? 0 };
+    });
   }
 }
 

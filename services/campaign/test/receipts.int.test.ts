@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CampaignStatus, type Delivery } from "@herald/proto/campaign";
@@ -20,7 +21,7 @@ describe("per-device receipts and campaign webhook events", () => {
 
   beforeAll(async () => {
     campaigns = (await stack.startInstance({ FANOUT_BATCH_SIZE: "40" })).client;
-    await ensureStream(stack.nc, webhooksStreamConfig(stack.names));
+    await ensureStream(stack.nc, webhooksStreamConfig(stack.names), createLogger("test", "silent"));
   });
 
   /** Every webhook event of the app in the WEBHOOKS stream so far. */
@@ -132,6 +133,40 @@ describe("per-device receipts and campaign webhook events", () => {
       exported.push(...chunk.deliveries);
     }
     expect(exported.map((d) => d.deviceId)).toEqual(seen.map((d) => d.deviceId));
+    // Asked for columns (today's gateway): the same receipts, in the same order, as columns.
+    const columns: {
+      deviceId: string;
+      platform: number;
+      outcome: number;
+      reason: string;
+      attempts: number;
+      at: number;
+    }[] = [];
+    for await (const chunk of campaigns.exportDeliveries({ campaignId: id, columns: true })) {
+      expect(chunk.deliveries).toEqual([]);
+      const c = chunk.columns!;
+      expect(c.deviceIds.length).toBeLessThanOrEqual(1000);
+      for (const [i, deviceId] of c.deviceIds.entries()) {
+        columns.push({
+          deviceId,
+          platform: c.platforms[i]!,
+          outcome: c.outcomes[i]!,
+          reason: c.reasons[i]!,
+          attempts: c.attempts[i]!,
+          at: c.recordedAtMs[i]!,
+        });
+      }
+    }
+    expect(columns).toEqual(
+      exported.map((d) => ({
+        deviceId: d.deviceId,
+        platform: d.platform,
+        outcome: d.outcome,
+        reason: d.reason,
+        attempts: d.attempts,
+        at: timestampMs(d.at!),
+      })),
+    );
     const bouncedWeb: string[] = [];
     for await (const chunk of campaigns.exportDeliveries({
       campaignId: id,
@@ -245,6 +280,24 @@ describe("per-device receipts and campaign webhook events", () => {
     // Today nothing is old enough; 31 days from now everything is.
     expect(await new ReceiptRetention({ store, days: 30, log }).runOnce()).toEqual({ batches: 0, engagements: 0 });
     const later = () => new Date(Date.now() + 31 * 86_400_000);
+    // While another replica prunes (holds the lock), this one leaves the rows to it.
+    const other = await stack.campaignPool.connect();
+    try {
+      await other.query("BEGIN");
+      await other.query("SELECT pg_advisory_xact_lock(hashtext('herald.receipt_prune.' || current_schema()))");
+      expect(await new ReceiptRetention({ store, days: 30, log, now: later }).runOnce()).toEqual({
+        batches: 0,
+        engagements: 0,
+      });
+      const { rows: kept } = await stack.campaignPool.query(
+        "SELECT count(*)::int AS n FROM receipt_batches WHERE campaign_id = $1",
+        [id],
+      );
+      expect(kept[0].n).toBeGreaterThanOrEqual(2);
+    } finally {
+      await other.query("COMMIT");
+      other.release();
+    }
     const pruned = await new ReceiptRetention({ store, days: 30, log, now: later }).runOnce();
     expect(pruned.batches).toBeGreaterThanOrEqual(2);
     const { rows } = await stack.campaignPool.query(

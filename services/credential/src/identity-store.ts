@@ -60,14 +60,24 @@ export class IdentityStore {
 
   /** The id of the bootstrap org, created with this name if there is none (safe under concurrency). */
   async ensureBootstrapOrg(name: string): Promise<string> {
-    // The no-op update makes RETURNING yield the row when it already exists.
-    const { rows } = await this.pool.query<{ id: string }>(
-      `INSERT INTO orgs (name, bootstrap) VALUES ($1, true)
-       ON CONFLICT (bootstrap) WHERE bootstrap DO UPDATE SET bootstrap = true
-       RETURNING id`,
-      [name],
-    );
-    return rows[0]!.id;
+    try {
+      // The no-op update makes RETURNING yield the row when it already exists.
+      const { rows } = await this.pool.query<{ id: string }>(
+        `INSERT INTO orgs (name, bootstrap) VALUES ($1, true)
+         ON CONFLICT (bootstrap) WHERE bootstrap DO UPDATE SET bootstrap = true
+         RETURNING id`,
+        [name],
+      );
+      return rows[0]!.id;
+    } catch (err) {
+      // Replicas starting together on an empty database: ON CONFLICT covers only the
+      // bootstrap flag's index, so the insert that loses the race fails on the org name's
+      // unique index instead, once the winner has committed. The winner's org is the one.
+      if (!isUniqueViolation(err)) throw err;
+      const { rows } = await this.pool.query<{ id: string }>("SELECT id FROM orgs WHERE bootstrap");
+      if (rows[0]) return rows[0].id;
+      throw new Error(`cannot create the bootstrap org: an org named "${name}" exists and is not the bootstrap org`);
+    }
   }
 
   async findUserByEmail(email: string): Promise<UserWithHash | undefined> {

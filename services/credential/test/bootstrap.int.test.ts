@@ -1,9 +1,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { KeyScope } from "@herald/proto/credential";
-import { ConfigError } from "@herald/runtime";
+import { ConfigError, createPool } from "@herald/runtime";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateSecret, hashSecret } from "../src/api-key-secret.js";
 import type { Config } from "../src/config.js";
+import { IdentityStore } from "../src/identity-store.js";
+import { waitForValue } from "../../../test/support/wait.js";
 import { cleanUp, rawPool, startService, testConfig, type Running } from "./harness.js";
 
 const configs: Config[] = [];
@@ -24,6 +26,63 @@ afterAll(async () => {
   await Promise.all(running.map((r) => r.close()));
   for (const config of configs) await cleanUp(config);
   for (const r of running) expect(r.logs.text()).not.toMatch(/hk_live_[A-Za-z0-9]{32}/);
+});
+
+describe("bootstrap org", () => {
+  it("is the other replica's org when that replica's insert of the same name commits first", async () => {
+    const config = testConfig({});
+    configs.push(config);
+    // The service's migrations and its own bootstrap run first; then the org stops being
+    // the bootstrap one, so the call below finds none, as replicas on an empty database do.
+    running.push(await startService(config));
+    const pool = createPool({ url: config.databaseUrl, schema: config.schema, max: 3 });
+    const other = await pool.connect();
+    try {
+      await pool.query("UPDATE orgs SET bootstrap = false, name = 'before' WHERE bootstrap");
+      // The race, made certain: another replica's insert of the org is under way (its row
+      // holds the name, not yet committed) when this replica's insert passes the bootstrap
+      // check and waits on the name.
+      await other.query("BEGIN");
+      const { rows } = await other.query<{ id: string }>(
+        "INSERT INTO orgs (name, bootstrap) VALUES ('race', false) RETURNING id",
+      );
+      const ours = new IdentityStore(pool).ensureBootstrapOrg("race");
+      await waitForValue(
+        "our insert to wait on the other's row",
+        async () =>
+          (
+            await pool.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO orgs%'",
+            )
+          ).rows[0]!.n,
+        (n) => n === 1,
+        { everyMs: 20 },
+      );
+      await other.query("UPDATE orgs SET bootstrap = true WHERE id = $1", [rows[0]!.id]);
+      await other.query("COMMIT");
+      expect(await ours).toBe(rows[0]!.id);
+      const { rows: bootstrap } = await pool.query("SELECT id FROM orgs WHERE bootstrap");
+      expect(bootstrap).toEqual([{ id: rows[0]!.id }]);
+    } finally {
+      other.release();
+      await pool.end();
+    }
+  });
+
+  it("says why when an org that is not the bootstrap one holds the name", async () => {
+    const config = testConfig({});
+    configs.push(config);
+    running.push(await startService(config));
+    const pool = rawPool(config);
+    try {
+      await pool.query("UPDATE orgs SET bootstrap = false, name = 'taken' WHERE bootstrap");
+      await expect(new IdentityStore(pool).ensureBootstrapOrg("taken")).rejects.toThrow(
+        'an org named "taken" exists and is not the bootstrap org',
+      );
+    } finally {
+      await pool.end();
+    }
+  });
 });
 
 describe("bootstrap API key", () => {

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file herald/v1/campaign.proto.
  */
 export const file_herald_v1_campaign: GenFile = /*@__PURE__*/
-  fileDesc("ChhoZXJhbGQvdjEvY2FtcGFpZ24ucHJvdG8SCWhlcmFsZC52MSLMAQoIRGVsaXZlcnkSEwoLY2FtcGFpZ25faWQYASABKAkSEQoJZGV2aWNlX2lkGAIgASgJEiUKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEicKB291dGNvbWUYBCABKA4yFi5oZXJhbGQudjEuT3V0Y29tZUtpbmQSDgoGcmVhc29uGAUgASgJEhAKCGF0dGVtcHRzGAYgASgNEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKiAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhMKC2NhbXBhaWduX2lkGAEgASgJEicKB291dGNvbWUYAiABKA4yFi5oZXJhbGQudjEuT3V0Y29tZUtpbmQSJQoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SJAoEcGFnZRgEIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdCJkChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEicKCmRlbGl2ZXJpZXMYASADKAsyEy5oZXJhbGQudjEuRGVsaXZlcnkSIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyJ+ChdFeHBvcnREZWxpdmVyaWVzUmVxdWVzdBITCgtjYW1wYWlnbl9pZBgBIAEoCRInCgdvdXRjb21lGAIgASgOMhYuaGVyYWxkLnYxLk91dGNvbWVLaW5kEiUKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtIkMKGEV4cG9ydERlbGl2ZXJpZXNSZXNwb25zZRInCgpkZWxpdmVyaWVzGAEgAygLMhMuaGVyYWxkLnYxLkRlbGl2ZXJ5Ik8KG0xpc3REZXZpY2VEZWxpdmVyaWVzUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSEQoJZGV2aWNlX2lkGAIgASgJEg0KBWxpbWl0GAMgASgNIkcKHExpc3REZXZpY2VEZWxpdmVyaWVzUmVzcG9uc2USJwoKZGVsaXZlcmllcxgBIAMoCzITLmhlcmFsZC52MS5EZWxpdmVyeSI/ChlFcmFzZURldmljZVJlY29yZHNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRISCgpkZXZpY2VfaWRzGAIgAygJIkMKGkVyYXNlRGV2aWNlUmVjb3Jkc1Jlc3BvbnNlEhAKCHJlY2VpcHRzGAEgASgEEhMKC2VuZ2FnZW1lbnRzGAIgASgEIiYKB0NvbnRlbnQSDQoFdGl0bGUYASABKAkSDAoEYm9keRgCIAEoCSLkAgoOQ2FtcGFpZ25UYXJnZXQSLAoDYWxsGAEgASgLMh0uaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LkFsbEgAEj0KDGV4dGVybmFsX2lkcxgCIAEoCzIlLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldC5FeHRlcm5hbElkc0gAEjQKB3NlZ21lbnQYAyABKAsyIS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuU2VnbWVudEgAEjkKCmRldmljZV9pZHMYBCABKAsyIy5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuRGV2aWNlSWRzSAAaBQoDQWxsGiMKC0V4dGVybmFsSWRzEhQKDGV4dGVybmFsX2lkcxgBIAMoCRodCgdTZWdtZW50EhIKCnNlZ21lbnRfaWQYASABKAkaHwoJRGV2aWNlSWRzEhIKCmRldmljZV9pZHMYASADKAlCCAoGdGFyZ2V0Is8BCgtTZW5kT3B0aW9ucxITCgt0dGxfc2Vjb25kcxgBIAEoDRIlCghwcmlvcml0eRgCIAEoDjITLmhlcmFsZC52MS5Qcmlvcml0eRIYCgtjb2xsYXBzZV9pZBgDIAEoCUgAiAEBEhYKCWltYWdlX3VybBgEIAEoCUgBiAEBEjQKDG5vdGlmaWNhdGlvbhgFIAEoCzIeLmhlcmFsZC52MS5Ob3RpZmljYXRpb25PcHRpb25zQg4KDF9jb2xsYXBzZV9pZEIMCgpfaW1hZ2VfdXJsIocBCg1DYW1wYWlnblN0YXRzEgwKBHNlbnQYASABKAQSEQoJZGVsaXZlcmVkGAIgASgEEg4KBmZhaWxlZBgDIAEoBBIPCgdib3VuY2VkGAQgASgEEhEKCXRocm90dGxlZBgFIAEoBBIQCghyZWNlaXZlZBgGIAEoBBIPCgdjbGlja2VkGAcgASgEIt4FCghDYW1wYWlnbhIKCgJpZBgBIAEoCRIOCgZhcHBfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIpCgZzdGF0dXMYBCABKA4yGS5oZXJhbGQudjEuQ2FtcGFpZ25TdGF0dXMSFQoNYXVkaWVuY2Vfc2l6ZRgFIAEoBBIzCghjb250ZW50cxgGIAMoCzIhLmhlcmFsZC52MS5DYW1wYWlnbi5Db250ZW50c0VudHJ5EhEKCWRhdGFfanNvbhgHIAEoCRIpCgZ0YXJnZXQYCCABKAsyGS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQSJwoHb3B0aW9ucxgJIAEoCzIWLmhlcmFsZC52MS5TZW5kT3B0aW9ucxInCgVzdGF0cxgKIAEoCzIYLmhlcmFsZC52MS5DYW1wYWlnblN0YXRzEjUKDHNjaGVkdWxlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAIgBARIwCgdzZW50X2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgBiAEBEjUKDGNvbXBsZXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBARIuCgpjcmVhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbCg5mYWlsdXJlX3JlYXNvbhgQIAEoCUgDiAEBGkMKDUNvbnRlbnRzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIuaGVyYWxkLnYxLkNvbnRlbnQ6AjgBQg8KDV9zY2hlZHVsZWRfYXRCCgoIX3NlbnRfYXRCDwoNX2NvbXBsZXRlZF9hdEIRCg9fZmFpbHVyZV9yZWFzb24iuAMKFUNyZWF0ZUNhbXBhaWduUmVxdWVzdBIOCgZhcHBfaWQYASABKAkSDAoEbmFtZRgCIAEoCRJACghjb250ZW50cxgDIAMoCzIuLmhlcmFsZC52MS5DcmVhdGVDYW1wYWlnblJlcXVlc3QuQ29udGVudHNFbnRyeRIRCglkYXRhX2pzb24YBCABKAkSKQoGdGFyZ2V0GAUgASgLMhkuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0EicKB29wdGlvbnMYBiABKAsyFi5oZXJhbGQudjEuU2VuZE9wdGlvbnMSNQoMc2NoZWR1bGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEhwKD2lkZW1wb3RlbmN5X2tleRgIIAEoCUgBiAEBEhkKEWlkZW1wb3RlbmN5X3Njb3BlGAkgASgJGkMKDUNvbnRlbnRzRW50cnkSCwoDa2V5GAEgASgJEiEKBXZhbHVlGAIgASgLMhIuaGVyYWxkLnYxLkNvbnRlbnQ6AjgBQg8KDV9zY2hlZHVsZWRfYXRCEgoQX2lkZW1wb3RlbmN5X2tleSJQChZDcmVhdGVDYW1wYWlnblJlc3BvbnNlEiUKCGNhbXBhaWduGAEgASgLMhMuaGVyYWxkLnYxLkNhbXBhaWduEg8KB2NyZWF0ZWQYAiABKAgiIAoSR2V0Q2FtcGFpZ25SZXF1ZXN0EgoKAmlkGAEgASgJIjwKE0dldENhbXBhaWduUmVzcG9uc2USJQoIY2FtcGFpZ24YASABKAsyEy5oZXJhbGQudjEuQ2FtcGFpZ24ihwEKFExpc3RDYW1wYWlnbnNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuaGVyYWxkLnYxLlBhZ2VSZXF1ZXN0Ei4KBnN0YXR1cxgDIAEoDjIZLmhlcmFsZC52MS5DYW1wYWlnblN0YXR1c0gAiAEBQgkKB19zdGF0dXMiYgoVTGlzdENhbXBhaWduc1Jlc3BvbnNlEiYKCWNhbXBhaWducxgBIAMoCzITLmhlcmFsZC52MS5DYW1wYWlnbhIhCgRwYWdlGAIgASgLMhMuaGVyYWxkLnYxLlBhZ2VJbmZvIiUKF0dldENhbXBhaWduU3RhdHNSZXF1ZXN0EgoKAmlkGAEgASgJIlgKGEdldENhbXBhaWduU3RhdHNSZXNwb25zZRITCgtjYW1wYWlnbl9pZBgBIAEoCRInCgVzdGF0cxgCIAEoCzIYLmhlcmFsZC52MS5DYW1wYWlnblN0YXRzIiMKFUNhbmNlbENhbXBhaWduUmVxdWVzdBIKCgJpZBgBIAEoCSI/ChZDYW5jZWxDYW1wYWlnblJlc3BvbnNlEiUKCGNhbXBhaWduGAEgASgLMhMuaGVyYWxkLnYxLkNhbXBhaWduInoKF1JlY29yZEVuZ2FnZW1lbnRSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkSEwoLY2FtcGFpZ25faWQYAyABKAkSJwoEa2luZBgEIAEoDjIZLmhlcmFsZC52MS5FbmdhZ2VtZW50S2luZCIrChhSZWNvcmRFbmdhZ2VtZW50UmVzcG9uc2USDwoHY291bnRlZBgBIAEoCCpsCg5FbmdhZ2VtZW50S2luZBIfChtFTkdBR0VNRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIcChhFTkdBR0VNRU5UX0tJTkRfUkVDRUlWRUQQARIbChdFTkdBR0VNRU5UX0tJTkRfQ0xJQ0tFRBACKuMBCg5DYW1wYWlnblN0YXR1cxIfChtDQU1QQUlHTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIdChlDQU1QQUlHTl9TVEFUVVNfU0NIRURVTEVEEAESGgoWQ0FNUEFJR05fU1RBVFVTX1FVRVVFRBACEhsKF0NBTVBBSUdOX1NUQVRVU19TRU5ESU5HEAMSHQoZQ0FNUEFJR05fU1RBVFVTX0NPTVBMRVRFRBAEEh0KGUNBTVBBSUdOX1NUQVRVU19DQU5DRUxMRUQQBRIaChZDQU1QQUlHTl9TVEFUVVNfRkFJTEVEEAYqTAoIUHJpb3JpdHkSGAoUUFJJT1JJVFlfVU5TUEVDSUZJRUQQABITCg9QUklPUklUWV9OT1JNQUwQARIRCg1QUklPUklUWV9ISUdIEAIynQcKD0NhbXBhaWduU2VydmljZRJVCg5DcmVhdGVDYW1wYWlnbhIgLmhlcmFsZC52MS5DcmVhdGVDYW1wYWlnblJlcXVlc3QaIS5oZXJhbGQudjEuQ3JlYXRlQ2FtcGFpZ25SZXNwb25zZRJMCgtHZXRDYW1wYWlnbhIdLmhlcmFsZC52MS5HZXRDYW1wYWlnblJlcXVlc3QaHi5oZXJhbGQudjEuR2V0Q2FtcGFpZ25SZXNwb25zZRJSCg1MaXN0Q2FtcGFpZ25zEh8uaGVyYWxkLnYxLkxpc3RDYW1wYWlnbnNSZXF1ZXN0GiAuaGVyYWxkLnYxLkxpc3RDYW1wYWlnbnNSZXNwb25zZRJbChBHZXRDYW1wYWlnblN0YXRzEiIuaGVyYWxkLnYxLkdldENhbXBhaWduU3RhdHNSZXF1ZXN0GiMuaGVyYWxkLnYxLkdldENhbXBhaWduU3RhdHNSZXNwb25zZRJVCg5DYW5jZWxDYW1wYWlnbhIgLmhlcmFsZC52MS5DYW5jZWxDYW1wYWlnblJlcXVlc3QaIS5oZXJhbGQudjEuQ2FuY2VsQ2FtcGFpZ25SZXNwb25zZRJbChBSZWNvcmRFbmdhZ2VtZW50EiIuaGVyYWxkLnYxLlJlY29yZEVuZ2FnZW1lbnRSZXF1ZXN0GiMuaGVyYWxkLnYxLlJlY29yZEVuZ2FnZW1lbnRSZXNwb25zZRJVCg5MaXN0RGVsaXZlcmllcxIgLmhlcmFsZC52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIS5oZXJhbGQudjEuTGlzdERlbGl2ZXJpZXNSZXNwb25zZRJdChBFeHBvcnREZWxpdmVyaWVzEiIuaGVyYWxkLnYxLkV4cG9ydERlbGl2ZXJpZXNSZXF1ZXN0GiMuaGVyYWxkLnYxLkV4cG9ydERlbGl2ZXJpZXNSZXNwb25zZTABEmcKFExpc3REZXZpY2VEZWxpdmVyaWVzEiYuaGVyYWxkLnYxLkxpc3REZXZpY2VEZWxpdmVyaWVzUmVxdWVzdBonLmhlcmFsZC52MS5MaXN0RGV2aWNlRGVsaXZlcmllc1Jlc3BvbnNlEmEKEkVyYXNlRGV2aWNlUmVjb3JkcxIkLmhlcmFsZC52MS5FcmFzZURldmljZVJlY29yZHNSZXF1ZXN0GiUuaGVyYWxkLnYxLkVyYXNlRGV2aWNlUmVjb3Jkc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_herald_v1_common, file_herald_v1_delivery]);
+  fileDesc("ChhoZXJhbGQvdjEvY2FtcGFpZ24ucHJvdG8SCWhlcmFsZC52MSLMAQoIRGVsaXZlcnkSEwoLY2FtcGFpZ25faWQYASABKAkSEQoJZGV2aWNlX2lkGAIgASgJEiUKCHBsYXRmb3JtGAMgASgOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEicKB291dGNvbWUYBCABKA4yFi5oZXJhbGQudjEuT3V0Y29tZUtpbmQSDgoGcmVhc29uGAUgASgJEhAKCGF0dGVtcHRzGAYgASgNEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKiAQoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhMKC2NhbXBhaWduX2lkGAEgASgJEicKB291dGNvbWUYAiABKA4yFi5oZXJhbGQudjEuT3V0Y29tZUtpbmQSJQoIcGxhdGZvcm0YAyABKA4yEy5oZXJhbGQudjEuUGxhdGZvcm0SJAoEcGFnZRgEIAEoCzIWLmhlcmFsZC52MS5QYWdlUmVxdWVzdCJkChZMaXN0RGVsaXZlcmllc1Jlc3BvbnNlEicKCmRlbGl2ZXJpZXMYASADKAsyEy5oZXJhbGQudjEuRGVsaXZlcnkSIQoEcGFnZRgCIAEoCzITLmhlcmFsZC52MS5QYWdlSW5mbyKPAQoXRXhwb3J0RGVsaXZlcmllc1JlcXVlc3QSEwoLY2FtcGFpZ25faWQYASABKAkSJwoHb3V0Y29tZRgCIAEoDjIWLmhlcmFsZC52MS5PdXRjb21lS2luZBIlCghwbGF0Zm9ybRgDIAEoDjITLmhlcmFsZC52MS5QbGF0Zm9ybRIPCgdjb2x1bW5zGAQgASgIIm8KGEV4cG9ydERlbGl2ZXJpZXNSZXNwb25zZRInCgpkZWxpdmVyaWVzGAEgAygLMhMuaGVyYWxkLnYxLkRlbGl2ZXJ5EioKB2NvbHVtbnMYAiABKAsyGS5oZXJhbGQudjEuUmVjZWlwdENvbHVtbnMisQEKDlJlY2VpcHRDb2x1bW5zEhIKCmRldmljZV9pZHMYASADKAkSJgoJcGxhdGZvcm1zGAIgAygOMhMuaGVyYWxkLnYxLlBsYXRmb3JtEigKCG91dGNvbWVzGAMgAygOMhYuaGVyYWxkLnYxLk91dGNvbWVLaW5kEg8KB3JlYXNvbnMYBCADKAkSEAoIYXR0ZW1wdHMYBSADKA0SFgoOcmVjb3JkZWRfYXRfbXMYBiADKAEiTwobTGlzdERldmljZURlbGl2ZXJpZXNSZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIRCglkZXZpY2VfaWQYAiABKAkSDQoFbGltaXQYAyABKA0iRwocTGlzdERldmljZURlbGl2ZXJpZXNSZXNwb25zZRInCgpkZWxpdmVyaWVzGAEgAygLMhMuaGVyYWxkLnYxLkRlbGl2ZXJ5Ij8KGUVyYXNlRGV2aWNlUmVjb3Jkc1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEhIKCmRldmljZV9pZHMYAiADKAkiQwoaRXJhc2VEZXZpY2VSZWNvcmRzUmVzcG9uc2USEAoIcmVjZWlwdHMYASABKAQSEwoLZW5nYWdlbWVudHMYAiABKAQiJgoHQ29udGVudBINCgV0aXRsZRgBIAEoCRIMCgRib2R5GAIgASgJIuQCCg5DYW1wYWlnblRhcmdldBIsCgNhbGwYASABKAsyHS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQuQWxsSAASPQoMZXh0ZXJuYWxfaWRzGAIgASgLMiUuaGVyYWxkLnYxLkNhbXBhaWduVGFyZ2V0LkV4dGVybmFsSWRzSAASNAoHc2VnbWVudBgDIAEoCzIhLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldC5TZWdtZW50SAASOQoKZGV2aWNlX2lkcxgEIAEoCzIjLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldC5EZXZpY2VJZHNIABoFCgNBbGwaIwoLRXh0ZXJuYWxJZHMSFAoMZXh0ZXJuYWxfaWRzGAEgAygJGh0KB1NlZ21lbnQSEgoKc2VnbWVudF9pZBgBIAEoCRofCglEZXZpY2VJZHMSEgoKZGV2aWNlX2lkcxgBIAMoCUIICgZ0YXJnZXQizwEKC1NlbmRPcHRpb25zEhMKC3R0bF9zZWNvbmRzGAEgASgNEiUKCHByaW9yaXR5GAIgASgOMhMuaGVyYWxkLnYxLlByaW9yaXR5EhgKC2NvbGxhcHNlX2lkGAMgASgJSACIAQESFgoJaW1hZ2VfdXJsGAQgASgJSAGIAQESNAoMbm90aWZpY2F0aW9uGAUgASgLMh4uaGVyYWxkLnYxLk5vdGlmaWNhdGlvbk9wdGlvbnNCDgoMX2NvbGxhcHNlX2lkQgwKCl9pbWFnZV91cmwihwEKDUNhbXBhaWduU3RhdHMSDAoEc2VudBgBIAEoBBIRCglkZWxpdmVyZWQYAiABKAQSDgoGZmFpbGVkGAMgASgEEg8KB2JvdW5jZWQYBCABKAQSEQoJdGhyb3R0bGVkGAUgASgEEhAKCHJlY2VpdmVkGAYgASgEEg8KB2NsaWNrZWQYByABKAQi3gUKCENhbXBhaWduEgoKAmlkGAEgASgJEg4KBmFwcF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEikKBnN0YXR1cxgEIAEoDjIZLmhlcmFsZC52MS5DYW1wYWlnblN0YXR1cxIVCg1hdWRpZW5jZV9zaXplGAUgASgEEjMKCGNvbnRlbnRzGAYgAygLMiEuaGVyYWxkLnYxLkNhbXBhaWduLkNvbnRlbnRzRW50cnkSEQoJZGF0YV9qc29uGAcgASgJEikKBnRhcmdldBgIIAEoCzIZLmhlcmFsZC52MS5DYW1wYWlnblRhcmdldBInCgdvcHRpb25zGAkgASgLMhYuaGVyYWxkLnYxLlNlbmRPcHRpb25zEicKBXN0YXRzGAogASgLMhguaGVyYWxkLnYxLkNhbXBhaWduU3RhdHMSNQoMc2NoZWR1bGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgAiAEBEjAKB3NlbnRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESNQoMY29tcGxldGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhsKDmZhaWx1cmVfcmVhc29uGBAgASgJSAOIAQEaQwoNQ29udGVudHNFbnRyeRILCgNrZXkYASABKAkSIQoFdmFsdWUYAiABKAsyEi5oZXJhbGQudjEuQ29udGVudDoCOAFCDwoNX3NjaGVkdWxlZF9hdEIKCghfc2VudF9hdEIPCg1fY29tcGxldGVkX2F0QhEKD19mYWlsdXJlX3JlYXNvbiK4AwoVQ3JlYXRlQ2FtcGFpZ25SZXF1ZXN0Eg4KBmFwcF9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEkAKCGNvbnRlbnRzGAMgAygLMi4uaGVyYWxkLnYxLkNyZWF0ZUNhbXBhaWduUmVxdWVzdC5Db250ZW50c0VudHJ5EhEKCWRhdGFfanNvbhgEIAEoCRIpCgZ0YXJnZXQYBSABKAsyGS5oZXJhbGQudjEuQ2FtcGFpZ25UYXJnZXQSJwoHb3B0aW9ucxgGIAEoCzIWLmhlcmFsZC52MS5TZW5kT3B0aW9ucxI1CgxzY2hlZHVsZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQESHAoPaWRlbXBvdGVuY3lfa2V5GAggASgJSAGIAQESGQoRaWRlbXBvdGVuY3lfc2NvcGUYCSABKAkaQwoNQ29udGVudHNFbnRyeRILCgNrZXkYASABKAkSIQoFdmFsdWUYAiABKAsyEi5oZXJhbGQudjEuQ29udGVudDoCOAFCDwoNX3NjaGVkdWxlZF9hdEISChBfaWRlbXBvdGVuY3lfa2V5IlAKFkNyZWF0ZUNhbXBhaWduUmVzcG9uc2USJQoIY2FtcGFpZ24YASABKAsyEy5oZXJhbGQudjEuQ2FtcGFpZ24SDwoHY3JlYXRlZBgCIAEoCCIgChJHZXRDYW1wYWlnblJlcXVlc3QSCgoCaWQYASABKAkiPAoTR2V0Q2FtcGFpZ25SZXNwb25zZRIlCghjYW1wYWlnbhgBIAEoCzITLmhlcmFsZC52MS5DYW1wYWlnbiKHAQoUTGlzdENhbXBhaWduc1JlcXVlc3QSDgoGYXBwX2lkGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5oZXJhbGQudjEuUGFnZVJlcXVlc3QSLgoGc3RhdHVzGAMgASgOMhkuaGVyYWxkLnYxLkNhbXBhaWduU3RhdHVzSACIAQFCCQoHX3N0YXR1cyJiChVMaXN0Q2FtcGFpZ25zUmVzcG9uc2USJgoJY2FtcGFpZ25zGAEgAygLMhMuaGVyYWxkLnYxLkNhbXBhaWduEiEKBHBhZ2UYAiABKAsyEy5oZXJhbGQudjEuUGFnZUluZm8iJQoXR2V0Q2FtcGFpZ25TdGF0c1JlcXVlc3QSCgoCaWQYASABKAkiWAoYR2V0Q2FtcGFpZ25TdGF0c1Jlc3BvbnNlEhMKC2NhbXBhaWduX2lkGAEgASgJEicKBXN0YXRzGAIgASgLMhguaGVyYWxkLnYxLkNhbXBhaWduU3RhdHMiIwoVQ2FuY2VsQ2FtcGFpZ25SZXF1ZXN0EgoKAmlkGAEgASgJIj8KFkNhbmNlbENhbXBhaWduUmVzcG9uc2USJQoIY2FtcGFpZ24YASABKAsyEy5oZXJhbGQudjEuQ2FtcGFpZ24iegoXUmVjb3JkRW5nYWdlbWVudFJlcXVlc3QSDgoGYXBwX2lkGAEgASgJEhEKCWRldmljZV9pZBgCIAEoCRITCgtjYW1wYWlnbl9pZBgDIAEoCRInCgRraW5kGAQgASgOMhkuaGVyYWxkLnYxLkVuZ2FnZW1lbnRLaW5kIisKGFJlY29yZEVuZ2FnZW1lbnRSZXNwb25zZRIPCgdjb3VudGVkGAEgASgIKmwKDkVuZ2FnZW1lbnRLaW5kEh8KG0VOR0FHRU1FTlRfS0lORF9VTlNQRUNJRklFRBAAEhwKGEVOR0FHRU1FTlRfS0lORF9SRUNFSVZFRBABEhsKF0VOR0FHRU1FTlRfS0lORF9DTElDS0VEEAIq4wEKDkNhbXBhaWduU3RhdHVzEh8KG0NBTVBBSUdOX1NUQVRVU19VTlNQRUNJRklFRBAAEh0KGUNBTVBBSUdOX1NUQVRVU19TQ0hFRFVMRUQQARIaChZDQU1QQUlHTl9TVEFUVVNfUVVFVUVEEAISGwoXQ0FNUEFJR05fU1RBVFVTX1NFTkRJTkcQAxIdChlDQU1QQUlHTl9TVEFUVVNfQ09NUExFVEVEEAQSHQoZQ0FNUEFJR05fU1RBVFVTX0NBTkNFTExFRBAFEhoKFkNBTVBBSUdOX1NUQVRVU19GQUlMRUQQBipMCghQcmlvcml0eRIYChRQUklPUklUWV9VTlNQRUNJRklFRBAAEhMKD1BSSU9SSVRZX05PUk1BTBABEhEKDVBSSU9SSVRZX0hJR0gQAjKdBwoPQ2FtcGFpZ25TZXJ2aWNlElUKDkNyZWF0ZUNhbXBhaWduEiAuaGVyYWxkLnYxLkNyZWF0ZUNhbXBhaWduUmVxdWVzdBohLmhlcmFsZC52MS5DcmVhdGVDYW1wYWlnblJlc3BvbnNlEkwKC0dldENhbXBhaWduEh0uaGVyYWxkLnYxLkdldENhbXBhaWduUmVxdWVzdBoeLmhlcmFsZC52MS5HZXRDYW1wYWlnblJlc3BvbnNlElIKDUxpc3RDYW1wYWlnbnMSHy5oZXJhbGQudjEuTGlzdENhbXBhaWduc1JlcXVlc3QaIC5oZXJhbGQudjEuTGlzdENhbXBhaWduc1Jlc3BvbnNlElsKEEdldENhbXBhaWduU3RhdHMSIi5oZXJhbGQudjEuR2V0Q2FtcGFpZ25TdGF0c1JlcXVlc3QaIy5oZXJhbGQudjEuR2V0Q2FtcGFpZ25TdGF0c1Jlc3BvbnNlElUKDkNhbmNlbENhbXBhaWduEiAuaGVyYWxkLnYxLkNhbmNlbENhbXBhaWduUmVxdWVzdBohLmhlcmFsZC52MS5DYW5jZWxDYW1wYWlnblJlc3BvbnNlElsKEFJlY29yZEVuZ2FnZW1lbnQSIi5oZXJhbGQudjEuUmVjb3JkRW5nYWdlbWVudFJlcXVlc3QaIy5oZXJhbGQudjEuUmVjb3JkRW5nYWdlbWVudFJlc3BvbnNlElUKDkxpc3REZWxpdmVyaWVzEiAuaGVyYWxkLnYxLkxpc3REZWxpdmVyaWVzUmVxdWVzdBohLmhlcmFsZC52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlEl0KEEV4cG9ydERlbGl2ZXJpZXMSIi5oZXJhbGQudjEuRXhwb3J0RGVsaXZlcmllc1JlcXVlc3QaIy5oZXJhbGQudjEuRXhwb3J0RGVsaXZlcmllc1Jlc3BvbnNlMAESZwoUTGlzdERldmljZURlbGl2ZXJpZXMSJi5oZXJhbGQudjEuTGlzdERldmljZURlbGl2ZXJpZXNSZXF1ZXN0GicuaGVyYWxkLnYxLkxpc3REZXZpY2VEZWxpdmVyaWVzUmVzcG9uc2USYQoSRXJhc2VEZXZpY2VSZWNvcmRzEiQuaGVyYWxkLnYxLkVyYXNlRGV2aWNlUmVjb3Jkc1JlcXVlc3QaJS5oZXJhbGQudjEuRXJhc2VEZXZpY2VSZWNvcmRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_herald_v1_common, file_herald_v1_delivery]);
 
 /**
  * One device's receipt of one campaign.
@@ -145,6 +145,15 @@ export type ExportDeliveriesRequest = Message<"herald.v1.ExportDeliveriesRequest
    * @generated from field: herald.v1.Platform platform = 3;
    */
   platform: Platform;
+
+  /**
+   * Answer in `columns` rather than `deliveries`. Today's gateway asks for columns; a
+   * gateway of an earlier release does not, and keeps reading `deliveries` during a
+   * rolling upgrade.
+   *
+   * @generated from field: bool columns = 4;
+   */
+  columns: boolean;
 };
 
 /**
@@ -161,9 +170,19 @@ export const ExportDeliveriesRequestSchema: GenMessage<ExportDeliveriesRequest> 
  */
 export type ExportDeliveriesResponse = Message<"herald.v1.ExportDeliveriesResponse"> & {
   /**
+   * When the request did not ask for columns.
+   *
    * @generated from field: repeated herald.v1.Delivery deliveries = 1;
    */
   deliveries: Delivery[];
+
+  /**
+   * When it did: the same receipts with no message per receipt (an export may stream
+   * millions of them, and a message per receipt costs both sides most of their time).
+   *
+   * @generated from field: herald.v1.ReceiptColumns columns = 2;
+   */
+  columns?: ReceiptColumns | undefined;
 };
 
 /**
@@ -172,6 +191,54 @@ export type ExportDeliveriesResponse = Message<"herald.v1.ExportDeliveriesRespon
  */
 export const ExportDeliveriesResponseSchema: GenMessage<ExportDeliveriesResponse> = /*@__PURE__*/
   messageDesc(file_herald_v1_campaign, 4);
+
+/**
+ * Receipts of one campaign as parallel columns: entry i of each field is receipt i.
+ *
+ * @generated from message herald.v1.ReceiptColumns
+ */
+export type ReceiptColumns = Message<"herald.v1.ReceiptColumns"> & {
+  /**
+   * @generated from field: repeated string device_ids = 1;
+   */
+  deviceIds: string[];
+
+  /**
+   * @generated from field: repeated herald.v1.Platform platforms = 2;
+   */
+  platforms: Platform[];
+
+  /**
+   * @generated from field: repeated herald.v1.OutcomeKind outcomes = 3;
+   */
+  outcomes: OutcomeKind[];
+
+  /**
+   * The provider's reason; empty when delivered.
+   *
+   * @generated from field: repeated string reasons = 4;
+   */
+  reasons: string[];
+
+  /**
+   * @generated from field: repeated uint32 attempts = 5;
+   */
+  attempts: number[];
+
+  /**
+   * When each outcome was recorded: milliseconds since the Unix epoch.
+   *
+   * @generated from field: repeated double recorded_at_ms = 6;
+   */
+  recordedAtMs: number[];
+};
+
+/**
+ * Describes the message herald.v1.ReceiptColumns.
+ * Use `create(ReceiptColumnsSchema)` to create a new message.
+ */
+export const ReceiptColumnsSchema: GenMessage<ReceiptColumns> = /*@__PURE__*/
+  messageDesc(file_herald_v1_campaign, 5);
 
 /**
  * @generated from message herald.v1.ListDeviceDeliveriesRequest
@@ -200,7 +267,7 @@ export type ListDeviceDeliveriesRequest = Message<"herald.v1.ListDeviceDeliverie
  * Use `create(ListDeviceDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeviceDeliveriesRequestSchema: GenMessage<ListDeviceDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 5);
+  messageDesc(file_herald_v1_campaign, 6);
 
 /**
  * @generated from message herald.v1.ListDeviceDeliveriesResponse
@@ -217,7 +284,7 @@ export type ListDeviceDeliveriesResponse = Message<"herald.v1.ListDeviceDeliveri
  * Use `create(ListDeviceDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeviceDeliveriesResponseSchema: GenMessage<ListDeviceDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 6);
+  messageDesc(file_herald_v1_campaign, 7);
 
 /**
  * @generated from message herald.v1.EraseDeviceRecordsRequest
@@ -239,7 +306,7 @@ export type EraseDeviceRecordsRequest = Message<"herald.v1.EraseDeviceRecordsReq
  * Use `create(EraseDeviceRecordsRequestSchema)` to create a new message.
  */
 export const EraseDeviceRecordsRequestSchema: GenMessage<EraseDeviceRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 7);
+  messageDesc(file_herald_v1_campaign, 8);
 
 /**
  * @generated from message herald.v1.EraseDeviceRecordsResponse
@@ -261,7 +328,7 @@ export type EraseDeviceRecordsResponse = Message<"herald.v1.EraseDeviceRecordsRe
  * Use `create(EraseDeviceRecordsResponseSchema)` to create a new message.
  */
 export const EraseDeviceRecordsResponseSchema: GenMessage<EraseDeviceRecordsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 8);
+  messageDesc(file_herald_v1_campaign, 9);
 
 /**
  * One language's text.
@@ -285,7 +352,7 @@ export type Content = Message<"herald.v1.Content"> & {
  * Use `create(ContentSchema)` to create a new message.
  */
 export const ContentSchema: GenMessage<Content> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 9);
+  messageDesc(file_herald_v1_campaign, 10);
 
 /**
  * Who a campaign targets.
@@ -328,7 +395,7 @@ export type CampaignTarget = Message<"herald.v1.CampaignTarget"> & {
  * Use `create(CampaignTargetSchema)` to create a new message.
  */
 export const CampaignTargetSchema: GenMessage<CampaignTarget> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 10);
+  messageDesc(file_herald_v1_campaign, 11);
 
 /**
  * @generated from message herald.v1.CampaignTarget.All
@@ -341,7 +408,7 @@ export type CampaignTarget_All = Message<"herald.v1.CampaignTarget.All"> & {
  * Use `create(CampaignTarget_AllSchema)` to create a new message.
  */
 export const CampaignTarget_AllSchema: GenMessage<CampaignTarget_All> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 10, 0);
+  messageDesc(file_herald_v1_campaign, 11, 0);
 
 /**
  * @generated from message herald.v1.CampaignTarget.ExternalIds
@@ -358,7 +425,7 @@ export type CampaignTarget_ExternalIds = Message<"herald.v1.CampaignTarget.Exter
  * Use `create(CampaignTarget_ExternalIdsSchema)` to create a new message.
  */
 export const CampaignTarget_ExternalIdsSchema: GenMessage<CampaignTarget_ExternalIds> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 10, 1);
+  messageDesc(file_herald_v1_campaign, 11, 1);
 
 /**
  * @generated from message herald.v1.CampaignTarget.Segment
@@ -375,7 +442,7 @@ export type CampaignTarget_Segment = Message<"herald.v1.CampaignTarget.Segment">
  * Use `create(CampaignTarget_SegmentSchema)` to create a new message.
  */
 export const CampaignTarget_SegmentSchema: GenMessage<CampaignTarget_Segment> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 10, 2);
+  messageDesc(file_herald_v1_campaign, 11, 2);
 
 /**
  * Devices of the app by id, 1 to 100 (e.g. a test push to one device).
@@ -394,7 +461,7 @@ export type CampaignTarget_DeviceIds = Message<"herald.v1.CampaignTarget.DeviceI
  * Use `create(CampaignTarget_DeviceIdsSchema)` to create a new message.
  */
 export const CampaignTarget_DeviceIdsSchema: GenMessage<CampaignTarget_DeviceIds> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 10, 3);
+  messageDesc(file_herald_v1_campaign, 11, 3);
 
 /**
  * Delivery options beyond the API contract, passed to every provider.
@@ -437,7 +504,7 @@ export type SendOptions = Message<"herald.v1.SendOptions"> & {
  * Use `create(SendOptionsSchema)` to create a new message.
  */
 export const SendOptionsSchema: GenMessage<SendOptions> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 11);
+  messageDesc(file_herald_v1_campaign, 12);
 
 /**
  * @generated from message herald.v1.CampaignStats
@@ -487,7 +554,7 @@ export type CampaignStats = Message<"herald.v1.CampaignStats"> & {
  * Use `create(CampaignStatsSchema)` to create a new message.
  */
 export const CampaignStatsSchema: GenMessage<CampaignStats> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 12);
+  messageDesc(file_herald_v1_campaign, 13);
 
 /**
  * @generated from message herald.v1.Campaign
@@ -585,7 +652,7 @@ export type Campaign = Message<"herald.v1.Campaign"> & {
  * Use `create(CampaignSchema)` to create a new message.
  */
 export const CampaignSchema: GenMessage<Campaign> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 13);
+  messageDesc(file_herald_v1_campaign, 14);
 
 /**
  * @generated from message herald.v1.CreateCampaignRequest
@@ -644,7 +711,7 @@ export type CreateCampaignRequest = Message<"herald.v1.CreateCampaignRequest"> &
  * Use `create(CreateCampaignRequestSchema)` to create a new message.
  */
 export const CreateCampaignRequestSchema: GenMessage<CreateCampaignRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 14);
+  messageDesc(file_herald_v1_campaign, 15);
 
 /**
  * @generated from message herald.v1.CreateCampaignResponse
@@ -668,7 +735,7 @@ export type CreateCampaignResponse = Message<"herald.v1.CreateCampaignResponse">
  * Use `create(CreateCampaignResponseSchema)` to create a new message.
  */
 export const CreateCampaignResponseSchema: GenMessage<CreateCampaignResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 15);
+  messageDesc(file_herald_v1_campaign, 16);
 
 /**
  * @generated from message herald.v1.GetCampaignRequest
@@ -685,7 +752,7 @@ export type GetCampaignRequest = Message<"herald.v1.GetCampaignRequest"> & {
  * Use `create(GetCampaignRequestSchema)` to create a new message.
  */
 export const GetCampaignRequestSchema: GenMessage<GetCampaignRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 16);
+  messageDesc(file_herald_v1_campaign, 17);
 
 /**
  * @generated from message herald.v1.GetCampaignResponse
@@ -702,7 +769,7 @@ export type GetCampaignResponse = Message<"herald.v1.GetCampaignResponse"> & {
  * Use `create(GetCampaignResponseSchema)` to create a new message.
  */
 export const GetCampaignResponseSchema: GenMessage<GetCampaignResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 17);
+  messageDesc(file_herald_v1_campaign, 18);
 
 /**
  * @generated from message herald.v1.ListCampaignsRequest
@@ -731,7 +798,7 @@ export type ListCampaignsRequest = Message<"herald.v1.ListCampaignsRequest"> & {
  * Use `create(ListCampaignsRequestSchema)` to create a new message.
  */
 export const ListCampaignsRequestSchema: GenMessage<ListCampaignsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 18);
+  messageDesc(file_herald_v1_campaign, 19);
 
 /**
  * @generated from message herald.v1.ListCampaignsResponse
@@ -753,7 +820,7 @@ export type ListCampaignsResponse = Message<"herald.v1.ListCampaignsResponse"> &
  * Use `create(ListCampaignsResponseSchema)` to create a new message.
  */
 export const ListCampaignsResponseSchema: GenMessage<ListCampaignsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 19);
+  messageDesc(file_herald_v1_campaign, 20);
 
 /**
  * @generated from message herald.v1.GetCampaignStatsRequest
@@ -770,7 +837,7 @@ export type GetCampaignStatsRequest = Message<"herald.v1.GetCampaignStatsRequest
  * Use `create(GetCampaignStatsRequestSchema)` to create a new message.
  */
 export const GetCampaignStatsRequestSchema: GenMessage<GetCampaignStatsRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 20);
+  messageDesc(file_herald_v1_campaign, 21);
 
 /**
  * @generated from message herald.v1.GetCampaignStatsResponse
@@ -792,7 +859,7 @@ export type GetCampaignStatsResponse = Message<"herald.v1.GetCampaignStatsRespon
  * Use `create(GetCampaignStatsResponseSchema)` to create a new message.
  */
 export const GetCampaignStatsResponseSchema: GenMessage<GetCampaignStatsResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 21);
+  messageDesc(file_herald_v1_campaign, 22);
 
 /**
  * @generated from message herald.v1.CancelCampaignRequest
@@ -809,7 +876,7 @@ export type CancelCampaignRequest = Message<"herald.v1.CancelCampaignRequest"> &
  * Use `create(CancelCampaignRequestSchema)` to create a new message.
  */
 export const CancelCampaignRequestSchema: GenMessage<CancelCampaignRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 22);
+  messageDesc(file_herald_v1_campaign, 23);
 
 /**
  * @generated from message herald.v1.CancelCampaignResponse
@@ -826,7 +893,7 @@ export type CancelCampaignResponse = Message<"herald.v1.CancelCampaignResponse">
  * Use `create(CancelCampaignResponseSchema)` to create a new message.
  */
 export const CancelCampaignResponseSchema: GenMessage<CancelCampaignResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 23);
+  messageDesc(file_herald_v1_campaign, 24);
 
 /**
  * @generated from message herald.v1.RecordEngagementRequest
@@ -860,7 +927,7 @@ export type RecordEngagementRequest = Message<"herald.v1.RecordEngagementRequest
  * Use `create(RecordEngagementRequestSchema)` to create a new message.
  */
 export const RecordEngagementRequestSchema: GenMessage<RecordEngagementRequest> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 24);
+  messageDesc(file_herald_v1_campaign, 25);
 
 /**
  * @generated from message herald.v1.RecordEngagementResponse
@@ -879,7 +946,7 @@ export type RecordEngagementResponse = Message<"herald.v1.RecordEngagementRespon
  * Use `create(RecordEngagementResponseSchema)` to create a new message.
  */
 export const RecordEngagementResponseSchema: GenMessage<RecordEngagementResponse> = /*@__PURE__*/
-  messageDesc(file_herald_v1_campaign, 25);
+  messageDesc(file_herald_v1_campaign, 26);
 
 /**
  * @generated from enum herald.v1.EngagementKind
