@@ -142,7 +142,7 @@ async function side(
       const e0 = performance.now();
       let n = 0;
       for await (const chunk of new ReceiptStore(pool).export(campaignId, { outcome: 0, platform: 0 }))
-        n += chunk.length;
+        n += chunk.deviceIds.length;
       if (n !== RECEIPTS) throw new Error(`export read ${n} of ${RECEIPTS} receipts`);
       run.exportSeconds = (performance.now() - e0) / 1000;
     }

@@ -477,14 +477,35 @@ describe("DELETE /v1/apps/{app_id}/users/{external_id}", () => {
       type: "impression",
     });
     expect(impression.status, impression.text).toBe(204);
+    const targeted = await gw.call("POST", `/v1/apps/${appId}/in-app-messages`, key, {
+      name: "for them",
+      contents: { en: { title: "Hi", body: "Just you" } },
+      audience: { kind: "external_ids", external_ids: [externalId, "someone-else"] },
+    });
+    expect(targeted.status, targeted.text).toBe(201);
+    const campaignPath = `/v1/campaigns/${campaign}`;
+    expect((await gw.call("GET", campaignPath, key)).body.target).toEqual({ type: "users", external_ids_count: 1 });
     const statsBefore = (await gw.call("GET", `/v1/campaigns/${campaign}/stats`, key)).body;
     const othersBefore = (await gw.call("GET", `/v1/campaigns/${campaignId}/deliveries`, key)).body.total;
 
     const path = `/v1/apps/${appId}/users/${encodeURIComponent(externalId)}`;
     const erased = await gw.call("DELETE", path, key);
     expect(erased.status, erased.text).toBe(200);
-    expect(erased.body).toMatchObject({ external_id: externalId, devices: 3, receipts: 3, in_app_states: 1 });
+    expect(erased.body).toMatchObject({
+      external_id: externalId,
+      devices: 3,
+      receipts: 3,
+      in_app_states: 1,
+      audiences: 2,
+    });
     expect(erased.body.engagements).toBeGreaterThanOrEqual(1);
+    // The campaign's target and the message's audience no longer name the user.
+    const scrubbed = await gw.call("GET", campaignPath, key);
+    expect(scrubbed.status, scrubbed.text).toBe(200);
+    expect(scrubbed.body.target).toEqual({ type: "users", external_ids_count: 0 });
+    const message2 = await gw.call("GET", `/v1/apps/${appId}/in-app-messages/${targeted.body.id}`, key);
+    expect(message2.status, message2.text).toBe(200);
+    expect(message2.body.audience).toEqual({ kind: "external_ids", external_ids: ["someone-else"] });
 
     const after = await gw.call(
       "GET",
@@ -501,13 +522,57 @@ describe("DELETE /v1/apps/{app_id}/users/{external_id}", () => {
 
     const again = await gw.call("DELETE", path, key);
     expect(again.status, again.text).toBe(200);
-    expect(again.body).toEqual({ external_id: externalId, devices: 0, receipts: 0, engagements: 0, in_app_states: 0 });
+    expect(again.body).toEqual({
+      external_id: externalId,
+      devices: 0,
+      receipts: 0,
+      engagements: 0,
+      in_app_states: 0,
+      audiences: 0,
+    });
+  });
+
+  it("removes an external id no device has from the audiences naming it, and answers 0 on repeat", async () => {
+    const externalId = `deviceless-${randomUUID().slice(0, 8)}`;
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const campaign = await send(
+      { external_ids: [externalId, "u-kept"], scheduled_at: later },
+      "/v1/push/send-to-users",
+    );
+    const message = await gw.call("POST", `/v1/apps/${appId}/in-app-messages`, key, {
+      name: "deviceless",
+      contents: { en: { title: "Hi", body: "Only you" } },
+      audience: { kind: "external_ids", external_ids: [externalId] },
+    });
+    expect(message.status, message.text).toBe(201);
+    const path = `/v1/apps/${appId}/users/${externalId}`;
+    const res = await gw.call("DELETE", path, key);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      external_id: externalId,
+      devices: 0,
+      receipts: 0,
+      engagements: 0,
+      in_app_states: 0,
+      audiences: 2,
+    });
+    expect((await gw.call("GET", `/v1/campaigns/${campaign}`, key)).body).toMatchObject({
+      status: "scheduled",
+      target: { type: "users", external_ids_count: 1 },
+    });
+    // Left with no user, the message reaches nobody.
+    const after = await gw.call("GET", `/v1/apps/${appId}/in-app-messages/${message.body.id}`, key);
+    expect(after.status, after.text).toBe(200);
+    expect(after.body.audience).toEqual({ kind: "external_ids", external_ids: [] });
+    expect((await gw.call("DELETE", path, key)).body).toMatchObject({ audiences: 0 });
+    const cancelled = await gw.call("POST", `/v1/campaigns/${campaign}/cancel`, key);
+    expect(cancelled.status, cancelled.text).toBe(200);
   });
 
   it("answers zeros for an external id no device has, and 404 for ids that cannot be one", async () => {
     const res = await gw.call("DELETE", `/v1/apps/${appId}/users/nobody-${randomUUID()}`, key);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ devices: 0, receipts: 0, engagements: 0, in_app_states: 0 });
+    expect(res.body).toMatchObject({ devices: 0, receipts: 0, engagements: 0, in_app_states: 0, audiences: 0 });
     expectError(await gw.call("DELETE", `/v1/apps/${appId}/users/${"x".repeat(256)}`, key), 404, "NotFound");
     expectError(await gw.call("DELETE", `/v1/apps/${randomUUID()}/users/someone`, key), 404, "NotFound");
   });

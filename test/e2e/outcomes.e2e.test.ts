@@ -246,34 +246,55 @@ describe("outcomes of a 20,000-device campaign", () => {
 
   it("erases a user: no row names the device afterwards, a repeat answers zeros, user.erased announced", async () => {
     const r = byExt(await exportOf("format=ndjson"), "d12345");
+    // Audiences naming the user: a scheduled campaign to users and an in-app message.
+    const later = await api("POST", "/v1/push/send-to-users", {
+      app_id: app.appId,
+      name: "later, to users",
+      contents: { en: { title: "Later", body: "Soon" } },
+      external_ids: ["d12345", "d12346"],
+      scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(later.status, later.text).toBe(201);
+    const message = await api("POST", `/v1/apps/${app.appId}/in-app-messages`, {
+      name: "for d12345",
+      contents: { en: { title: "Hi", body: "You" } },
+      audience: { kind: "external_ids", external_ids: ["d12345"] },
+    });
+    expect(message.status, message.text).toBe(201);
     const erased = await api("DELETE", `/v1/apps/${app.appId}/users/d12345`);
     expect(erased.status, erased.text).toBe(200);
-    expect(erased.body).toMatchObject({ devices: 1, receipts: 1 });
+    expect(erased.body).toMatchObject({ devices: 1, receipts: 1, audiences: 2 });
     const again = await api("DELETE", `/v1/apps/${app.appId}/users/d12345`);
-    expect(again.body).toMatchObject({ devices: 0, receipts: 0, engagements: 0, in_app_states: 0 });
+    expect(again.body).toMatchObject({ devices: 0, receipts: 0, engagements: 0, in_app_states: 0, audiences: 0 });
     await waitUntil("user.erased delivered", () => byType("user.erased").length > 0, 30_000);
     expect(byType("user.erased")[0]!.body.data).toMatchObject({
       app_id: app.appId,
       external_id: "d12345",
       devices: 1,
       receipts: 1,
+      audiences: 2,
+    });
+    expect((await api("GET", `/v1/campaigns/${later.body.id}`)).body.target).toEqual({
+      type: "users",
+      external_ids_count: 1,
     });
 
-    // In the tables: every column of every table of the campaign and registry schemas that holds a uuid or uuid[].
+    // In the tables: every column of every table of the campaign and registry schemas that holds a uuid or
+    // uuid[] (the device id), or text or text[] (the external id).
     const client = new pg.Client({ connectionString: inject("infra").databaseUrl });
     await client.connect();
     try {
       for (const schema of [stack.schemas.campaign!, stack.schemas["device-registry"]!]) {
         const { rows: columns } = await client.query<{ table_name: string; column_name: string; udt_name: string }>(
           `SELECT table_name, column_name, udt_name FROM information_schema.columns
-           WHERE table_schema = $1 AND udt_name IN ('uuid', '_uuid')`,
+           WHERE table_schema = $1 AND udt_name IN ('uuid', '_uuid', 'text', '_text')`,
           [schema],
         );
         for (const c of columns) {
-          const test = c.udt_name === "uuid" ? `"${c.column_name}" = $1` : `$1 = ANY ("${c.column_name}")`;
+          const test = c.udt_name.startsWith("_") ? `$1 = ANY ("${c.column_name}")` : `"${c.column_name}" = $1`;
           const { rows } = await client.query(
             `SELECT count(*)::int AS n FROM "${schema}"."${c.table_name}" WHERE ${test}`,
-            [r.device_id],
+            [c.udt_name.endsWith("uuid") ? r.device_id : "d12345"],
           );
           expect(rows[0].n, `${schema}.${c.table_name}.${c.column_name}`).toBe(0);
         }

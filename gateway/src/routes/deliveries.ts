@@ -166,13 +166,17 @@ export function registerDeliveryRoutes(scope: FastifyInstance, deps: RouteDeps):
         receipts += erased.receipts;
         engagements += erased.engagements;
       }
-      const res = await devices.eraseUser({ appId: app.id, externalId, receipts, engagements });
+      // The external id in campaign targets, by itself: it is there even when no device is left.
+      const campaignAudiences = (await campaigns.eraseDeviceRecords({ appId: app.id, deviceIds: [], externalId }))
+        .audiences;
+      const res = await devices.eraseUser({ appId: app.id, externalId, receipts, engagements, campaignAudiences });
       return {
         external_id: externalId,
         devices: Number(res.devices),
         receipts: Number(receipts),
         engagements: Number(engagements),
         in_app_states: Number(res.inAppStates),
+        audiences: Number(campaignAudiences + res.inAppAudiences),
       };
     },
   );

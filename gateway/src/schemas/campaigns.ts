@@ -70,7 +70,13 @@ const target = {
       additionalProperties: false,
       properties: {
         type: { type: "string", const: "users", description: "POST /v1/push/send-to-users." },
-        external_ids_count: { type: "integer", minimum: 1, description: "Distinct external ids targeted." },
+        external_ids_count: {
+          type: "integer",
+          minimum: 0,
+          description:
+            "Distinct external ids targeted, less those erased since (DELETE /v1/apps/{app_id}/users/{external_id}); " +
+            "0 when every one was.",
+        },
       },
     },
     {

@@ -98,6 +98,10 @@ export const userErasureSchema = component(
     receipts: counter("Per-device delivery receipts of those devices removed."),
     engagements: counter("Received and clicked reports of those devices removed."),
     in_app_states: counter("Per-device in-app message states (impressions, clicks, dismissals) removed."),
+    audiences: counter(
+      "Campaign targets (`external_ids`) and in-app message audiences (`external_ids`) that named the external id " +
+        "and no longer do.",
+    ),
   },
 );
 
@@ -206,10 +210,12 @@ export const eraseUserSchema = {
   description:
     "Deletes what Herald keeps about one of your users in this app, by the external id their devices were " +
     "registered with: each of those devices' delivery receipts and engagement reports (received, clicked), their " +
-    "in-app message states, and then the devices themselves; `user.erased` is announced to the app's webhooks with " +
-    "the counts. The records go first and the devices last, so that a failure part-way (a 5xx) leaves the devices " +
-    "in place and a retry finds them again and completes the erasure. The answer counts what this call removed: " +
-    "a repeat, or an external id no device has, answers zeros, so retrying is safe. Campaign counters are totals " +
+    "in-app message states, the external id itself wherever the app's campaigns and in-app messages target it (it " +
+    "is removed from their `external_ids`, even when no device has it any more; a list left empty reaches nobody), " +
+    "and then the devices themselves; `user.erased` is announced to the app's webhooks with the counts. The records " +
+    "go first and the devices last, so that a failure part-way (a 5xx) leaves the devices in place and a retry " +
+    "finds them again and completes the erasure. The answer counts what this call removed: a repeat, or an " +
+    "external id Herald holds nothing of, answers zeros, so retrying is safe. Campaign counters are totals " +
     "without device ids and stay as they are. A device registered again under this external id afterwards is a " +
     "new device.",
   params: pathParams({

@@ -88,6 +88,25 @@ export const inAppAudienceExternalIdsSchema = component(
   },
 );
 
+/** The users audience as answered: its list loses each user erased since (it may end empty, reaching nobody). */
+export const inAppAudienceExternalIdsStoredSchema = component(
+  "InAppAudienceExternalIdsStored",
+  { title: "Users" },
+  {
+    kind: inAppAudienceExternalIdsSchema.properties.kind,
+    external_ids: {
+      type: "array",
+      maxItems: 10_000,
+      items: { type: "string", minLength: 1, maxLength: 255 },
+      description:
+        "Your user ids: devices registered with one of them (their external_id). A user erased through " +
+        "DELETE /v1/apps/{app_id}/users/{external_id} is removed from it; empty when every one was, and then the " +
+        "message reaches no device.",
+      examples: [["user-42", "user-43"]],
+    },
+  },
+);
+
 const AUDIENCES = [
   { $ref: "InAppAudienceAll#" },
   { $ref: "InAppAudienceSegment#" },
@@ -169,7 +188,10 @@ export const inAppMessageSchema = component(
     id: uuid("The message."),
     app_id: uuid("The app."),
     ...settings,
-    audience: { description: audienceInput.description, oneOf: AUDIENCES },
+    audience: {
+      description: audienceInput.description,
+      oneOf: [AUDIENCES[0], AUDIENCES[1], { $ref: "InAppAudienceExternalIdsStored#" }],
+    },
     stats: { $ref: "InAppMessageStats#" },
     created_at: timestamp("When the message was created (UTC)."),
     updated_at: timestamp("When its settings last changed (UTC)."),

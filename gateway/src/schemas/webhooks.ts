@@ -40,8 +40,9 @@ export const WEBHOOK_EVENTS = {
     "`{campaign_id, app_id, deliveries: [{device_id, platform, reason, attempts}]}`: deliveries of a campaign that " +
     "bounced (dead tokens), at most 1,000 per event.",
   "user.erased":
-    "`{app_id, external_id, devices, receipts, engagements, in_app_states}`: a user's devices and their records " +
-    "were erased (DELETE /v1/apps/{app_id}/users/{external_id}), with the counts removed.",
+    "`{app_id, external_id, devices, receipts, engagements, in_app_states, audiences}`: a user's devices and their " +
+    "records were erased, and the external id removed from campaign and in-app message audiences " +
+    "(DELETE /v1/apps/{app_id}/users/{external_id}), with the counts removed.",
   "webhook.test": "`{webhook_id}`: sent by POST …/webhooks/{id}/test to that endpoint alone.",
 } as const;
 

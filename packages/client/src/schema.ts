@@ -647,7 +647,7 @@ export interface paths {
     post?: never;
     /**
      * Erase a user (right to be forgotten)
-     * @description Deletes what Herald keeps about one of your users in this app, by the external id their devices were registered with: each of those devices' delivery receipts and engagement reports (received, clicked), their in-app message states, and then the devices themselves; `user.erased` is announced to the app's webhooks with the counts. The records go first and the devices last, so that a failure part-way (a 5xx) leaves the devices in place and a retry finds them again and completes the erasure. The answer counts what this call removed: a repeat, or an external id no device has, answers zeros, so retrying is safe. Campaign counters are totals without device ids and stay as they are. A device registered again under this external id afterwards is a new device.
+     * @description Deletes what Herald keeps about one of your users in this app, by the external id their devices were registered with: each of those devices' delivery receipts and engagement reports (received, clicked), their in-app message states, the external id itself wherever the app's campaigns and in-app messages target it (it is removed from their `external_ids`, even when no device has it any more; a list left empty reaches nobody), and then the devices themselves; `user.erased` is announced to the app's webhooks with the counts. The records go first and the devices last, so that a failure part-way (a 5xx) leaves the devices in place and a retry finds them again and completes the erasure. The answer counts what this call removed: a repeat, or an external id Herald holds nothing of, answers zeros, so retrying is safe. Campaign counters are totals without device ids and stay as they are. A device registered again under this external id afterwards is a new device.
      *
      *     Signed-in users need the developer role or higher; API keys act within their scope.
      */
@@ -1745,7 +1745,7 @@ export interface components {
              * @enum {string}
              */
             type: "users";
-            /** @description Distinct external ids targeted. */
+            /** @description Distinct external ids targeted, less those erased since (DELETE /v1/apps/{app_id}/users/{external_id}); 0 when every one was. */
             external_ids_count: number;
           }
         | {
@@ -1926,6 +1926,8 @@ export interface components {
       engagements: number;
       /** @description Per-device in-app message states (impressions, clicks, dismissals) removed. */
       in_app_states: number;
+      /** @description Campaign targets (`external_ids`) and in-app message audiences (`external_ids`) that named the external id and no longer do. */
+      audiences: number;
     };
     /**
      * @description Which devices of the app a segment selects. Every part that is set must match (AND); within a list, any value matches (OR) except for tags_all. Parts left out do not restrict. Only opted-in devices with a valid token are ever targeted. At least one part must be set. The stored rule is normalised (language codes lower-cased without region, duplicates dropped) and shows only the parts that are set.
@@ -2211,7 +2213,7 @@ export interface components {
        *     - `device.opted_in`: `{device_id, app_id, platform, external_id}`: the device opted in again.
        *     - `deliveries.failed`: `{campaign_id, app_id, deliveries: [{device_id, platform, reason, attempts}]}`: deliveries of a campaign that failed, at most 1,000 per event.
        *     - `deliveries.bounced`: `{campaign_id, app_id, deliveries: [{device_id, platform, reason, attempts}]}`: deliveries of a campaign that bounced (dead tokens), at most 1,000 per event.
-       *     - `user.erased`: `{app_id, external_id, devices, receipts, engagements, in_app_states}`: a user's devices and their records were erased (DELETE /v1/apps/{app_id}/users/{external_id}), with the counts removed.
+       *     - `user.erased`: `{app_id, external_id, devices, receipts, engagements, in_app_states, audiences}`: a user's devices and their records were erased, and the external id removed from campaign and in-app message audiences (DELETE /v1/apps/{app_id}/users/{external_id}), with the counts removed.
        *     - `webhook.test`: `{webhook_id}`: sent by POST …/webhooks/{id}/test to that endpoint alone.
        * @enum {string}
        */
@@ -2294,6 +2296,19 @@ export interface components {
        */
       external_ids: string[];
     };
+    /** Users */
+    InAppAudienceExternalIdsStored: {
+      /** @enum {string} */
+      kind: "external_ids";
+      /**
+       * @description Your user ids: devices registered with one of them (their external_id). A user erased through DELETE /v1/apps/{app_id}/users/{external_id} is removed from it; empty when every one was, and then the message reaches no device.
+       * @example [
+       *       "user-42",
+       *       "user-43"
+       *     ]
+       */
+      external_ids: string[];
+    };
     /** @description What devices reported through `POST /v1/devices/{id}/in-app-messages/{message_id}/events`. */
     InAppMessageStats: {
       /** @description Impression events, all devices (each device at most max_impressions). */
@@ -2367,7 +2382,7 @@ export interface components {
       audience:
         | components["schemas"]["InAppAudienceAll"]
         | components["schemas"]["InAppAudienceSegment"]
-        | components["schemas"]["InAppAudienceExternalIds"];
+        | components["schemas"]["InAppAudienceExternalIdsStored"];
       /**
        * Format: date-time
        * @description When the message starts to be shown (ISO 8601); null: at once.

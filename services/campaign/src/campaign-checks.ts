@@ -37,6 +37,19 @@ export function appId(value: string): string {
   return value.toLowerCase();
 }
 
+/**
+ * An erased user's external id, as the registry accepts one (at most 255 characters, no
+ * control characters); "" means none was given.
+ */
+export function externalId(value: string): string {
+  if (charCount(value) > LIMITS.externalIdLength || CONTROL.test(value)) {
+    throw invalidArgument(
+      `external_id must be at most ${LIMITS.externalIdLength} characters without control characters`,
+    );
+  }
+  return value;
+}
+
 export function name(value: string): string {
   const n = charCount(value);
   if (n < 1 || n > LIMITS.nameLength) throw invalidArgument(`name must be 1 to ${LIMITS.nameLength} characters`);

@@ -130,9 +130,11 @@ export class CampaignServiceImpl implements ServiceImpl<typeof CampaignService> 
       throw invalidArgument(`device_ids holds at most ${MAX_ERASED_DEVICES} ids a call`);
     }
     if (!req.deviceIds.every(check.isUuid)) throw invalidArgument("device_ids must be UUIDs");
+    const externalId = check.externalId(req.externalId);
     const ids = [...new Set(req.deviceIds.map((id) => id.toLowerCase()))];
     const { receipts, engagements } = await this.deps.receipts.erase(appId, ids);
-    return { receipts: BigInt(receipts), engagements: BigInt(engagements) };
+    const audiences = externalId === "" ? 0 : await this.deps.store.removeExternalId(appId, externalId);
+    return { receipts: BigInt(receipts), engagements: BigInt(engagements), audiences: BigInt(audiences) };
   }
 
   private async find(id: string): Promise<CampaignRecord> {

@@ -45,6 +45,11 @@ export interface CampaignStore {
   /** Moves due scheduled campaigns to queued; returns how many. Safe across replicas. */
   promoteDue(limit: number): Promise<number>;
   purgeExpiredIdempotencyKeys(): Promise<number>;
+  /**
+   * Removes an erased user's external id from the external_ids target of the app's
+   * campaigns that name it; returns how many campaigns changed (a repeat: 0).
+   */
+  removeExternalId(appId: string, externalId: string): Promise<number>;
 }
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
@@ -252,6 +257,17 @@ export class PgCampaignStore implements CampaignStore {
        WHERE id IN (SELECT id FROM campaigns WHERE status = 'scheduled' AND scheduled_at <= now()
                     ORDER BY scheduled_at FOR UPDATE SKIP LOCKED LIMIT $1)`,
       [limit],
+    );
+    return rowCount ?? 0;
+  }
+
+  async removeExternalId(appId: string, externalId: string) {
+    // A campaign left with no external id targets nobody (the registry's
+    // external_id = ANY('{}') matches no device); it keeps its kind and counters.
+    const { rowCount } = await this.pool.query(
+      `UPDATE campaigns SET external_ids = array_remove(external_ids, $2), updated_at = now()
+       WHERE app_id = $1 AND target_kind = 'external_ids' AND $2 = ANY (external_ids)`,
+      [appId, externalId],
     );
     return rowCount ?? 0;
   }

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { fromBinary } from "@bufbuild/protobuf";
+import { fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CampaignStatus, type Delivery } from "@herald/proto/campaign";
+import { type CampaignTargetSchema, CampaignStatus, type Delivery } from "@herald/proto/campaign";
 import { Platform } from "@herald/proto/common";
 import { OutcomeKind } from "@herald/proto/delivery";
 import { WebhookEventSchema } from "@herald/proto/webhook";
@@ -266,6 +266,57 @@ describe("per-device receipts and campaign webhook events", () => {
     const { campaign } = await campaigns.getCampaign({ id });
     expect(campaign!.stats!.sent).toBe(120n);
     await expect(campaigns.eraseDeviceRecords({ appId, deviceIds: ["nope"] })).rejects.toThrow(/UUID/);
+  });
+
+  it("removes an erased external id from the app's campaign targets, without device ids, and answers 0 on repeat", async () => {
+    const appId = randomUUID();
+    const otherApp = randomUUID();
+    const erased = `erase-me é ${randomUUID().slice(0, 8)}`;
+    const create = async (app: string, target: MessageInitShape<typeof CampaignTargetSchema>["target"]) =>
+      (
+        await campaigns.createCampaign({
+          appId: app,
+          name: "audience",
+          contents: { en: { title: "t", body: "b" } },
+          target: { target },
+          scheduledAt: { seconds: BigInt(Math.floor(Date.now() / 1000) + 3600), nanos: 0 },
+        })
+      ).campaign!.id;
+    const ids = (externalIds: string[]) => ({ case: "externalIds" as const, value: { externalIds } });
+    const both = await create(appId, ids(["keep-me", erased]));
+    const alone = await create(appId, ids([erased]));
+    const others = await create(appId, ids(["keep-me"]));
+    const all = await create(appId, { case: "all", value: {} });
+    const foreign = await create(otherApp, ids([erased]));
+    const targetOf = async (id: string) => (await campaigns.getCampaign({ id })).campaign!.target!.target;
+
+    const first = await campaigns.eraseDeviceRecords({ appId, deviceIds: [], externalId: erased });
+    expect(first).toMatchObject({ receipts: 0n, engagements: 0n, audiences: 2n });
+    expect(await targetOf(both)).toMatchObject(ids(["keep-me"]));
+    // Left with no id, the campaign reaches nobody; it keeps its kind.
+    expect(await targetOf(alone)).toMatchObject(ids([]));
+    expect(await targetOf(others)).toMatchObject(ids(["keep-me"]));
+    expect((await targetOf(all))?.case).toBe("all");
+    // Another app's campaign is not this erasure's.
+    expect(await targetOf(foreign)).toMatchObject(ids([erased]));
+    const { rows } = await stack.campaignPool.query(
+      "SELECT count(*)::int AS n FROM campaigns WHERE app_id = $1 AND $2 = ANY (external_ids)",
+      [appId, erased],
+    );
+    expect(rows[0].n).toBe(0);
+
+    expect(await campaigns.eraseDeviceRecords({ appId, deviceIds: [], externalId: erased })).toMatchObject({
+      audiences: 0n,
+    });
+    // No external id: nothing of the targets is touched.
+    expect(await campaigns.eraseDeviceRecords({ appId: otherApp, deviceIds: [] })).toMatchObject({ audiences: 0n });
+    expect(await targetOf(foreign)).toMatchObject(ids([erased]));
+    for (const externalId of ["a".repeat(256), "x\u0000"]) {
+      await expect(campaigns.eraseDeviceRecords({ appId: otherApp, deviceIds: [], externalId })).rejects.toThrow(
+        /external_id must be at most 255 characters without control characters/,
+      );
+    }
+    expect(await targetOf(foreign)).toMatchObject(ids([erased]));
   });
 
   it("prunes receipts past the retention period in small batches, and keeps the stats", async () => {

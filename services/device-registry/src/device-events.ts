@@ -59,6 +59,8 @@ export interface UserErased {
   receipts: number;
   engagements: number;
   inAppStates: number;
+  /** Campaign (the caller's count) and in-app message audiences the external id was removed from. */
+  audiences: number;
 }
 
 /** user.erased: an erasure that removed something; each is its own event. */
@@ -75,6 +77,7 @@ export function userErasedEvent(e: UserErased, at: Date): OutboxEvent {
       receipts: e.receipts,
       engagements: e.engagements,
       in_app_states: e.inAppStates,
+      audiences: e.audiences,
     },
   });
 }

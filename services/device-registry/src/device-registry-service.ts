@@ -197,8 +197,13 @@ export class DeviceRegistryServiceImpl implements ServiceImpl<typeof DeviceRegis
       externalId: checkExternalId(req.externalId),
       receipts: Number(req.receipts),
       engagements: Number(req.engagements),
+      campaignAudiences: Number(req.campaignAudiences),
     });
-    return { devices: BigInt(erased.devices), inAppStates: BigInt(erased.inAppStates) };
+    return {
+      devices: BigInt(erased.devices),
+      inAppStates: BigInt(erased.inAppStates),
+      inAppAudiences: BigInt(erased.inAppAudiences),
+    };
   }
 
   async invalidateDevices(req: InvalidateDevicesRequest) {

@@ -64,12 +64,16 @@ export interface Erasure {
   externalId: string;
   receipts: number;
   engagements: number;
+  /** Campaigns whose external_ids target the caller removed the external id from. */
+  campaignAudiences: number;
 }
 
 /** What an erasure removed from the registry. */
 export interface Erased {
   devices: number;
   inAppStates: number;
+  /** In-app messages whose external_ids audience named the external id and no longer does. */
+  inAppAudiences: number;
 }
 
 /** What a bulk import did to one registration. */
@@ -110,8 +114,9 @@ export interface DeviceStore {
   /** The app's devices among the ids (others' and unknown ids are left out). */
   lookup(appId: string, ids: readonly string[]): Promise<DeviceRefRow[]>;
   /**
-   * Deletes the devices of an external id in an app and their in-app message state; when
-   * anything was removed (here or, per the counts given, by the caller), announces user.erased.
+   * Deletes the devices of an external id in an app and their in-app message state, and
+   * removes the external id from the app's in-app message audiences; when anything was
+   * removed (here or, per the counts given, by the caller), announces user.erased.
    */
   eraseUser(erasure: Erasure): Promise<Erased>;
   audiencePage(audience: Audience, afterId: string | undefined, limit: number): Promise<AudienceRow[]>;
@@ -364,24 +369,35 @@ export class PgDeviceStore implements DeviceStore {
   }
 
   async eraseUser(erasure: Erasure): Promise<Erased> {
-    const { appId, externalId, receipts, engagements } = erasure;
+    const { appId, externalId, receipts, engagements, campaignAudiences } = erasure;
     const erased = await inTransaction(this.pool, async (client) => {
       // The devices are locked first, so that no in-app state can be added to one of them
       // between the two deletions (its foreign key waits, then finds the device gone).
-      const { rows } = await client.query<{ devices: string; in_app_states: string }>(
+      const { rows } = await client.query<{ devices: string; in_app_states: string; in_app_audiences: string }>(
         `WITH gone AS (SELECT id FROM devices WHERE app_id = $1 AND external_id = $2 FOR UPDATE),
            states AS (DELETE FROM in_app_message_devices WHERE device_id IN (SELECT id FROM gone) RETURNING 1),
-           removed AS (DELETE FROM devices WHERE id IN (SELECT id FROM gone) RETURNING 1)
-         SELECT (SELECT count(*) FROM removed) AS devices, (SELECT count(*) FROM states) AS in_app_states`,
+           removed AS (DELETE FROM devices WHERE id IN (SELECT id FROM gone) RETURNING 1),
+           -- A message left with no external id matches no device (= ANY of an empty array).
+           audiences AS (
+             UPDATE in_app_messages SET external_ids = array_remove(external_ids, $2), updated_at = now()
+             WHERE app_id = $1 AND audience_kind = 'external_ids' AND $2 = ANY (external_ids)
+             RETURNING 1)
+         SELECT (SELECT count(*) FROM removed) AS devices, (SELECT count(*) FROM states) AS in_app_states,
+                (SELECT count(*) FROM audiences) AS in_app_audiences`,
         [appId, externalId],
       );
-      const out = { devices: Number(rows[0]!.devices), inAppStates: Number(rows[0]!.in_app_states) };
-      const announce = out.devices > 0 || receipts > 0 || engagements > 0;
-      if (announce) await writeOutbox(client, [userErasedEvent({ ...erasure, ...out }, new Date())]);
+      const out = {
+        devices: Number(rows[0]!.devices),
+        inAppStates: Number(rows[0]!.in_app_states),
+        inAppAudiences: Number(rows[0]!.in_app_audiences),
+      };
+      const audiences = campaignAudiences + out.inAppAudiences;
+      const announce = out.devices > 0 || receipts > 0 || engagements > 0 || audiences > 0;
+      if (announce) await writeOutbox(client, [userErasedEvent({ ...erasure, ...out, audiences }, new Date())]);
       return { ...out, announce };
     });
     if (erased.announce) this.announced();
-    return { devices: erased.devices, inAppStates: erased.inAppStates };
+    return { devices: erased.devices, inAppStates: erased.inAppStates, inAppAudiences: erased.inAppAudiences };
   }
 
   async audiencePage(audience: Audience, afterId: string | undefined, limit: number): Promise<AudienceRow[]> {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { Platform } from "@herald/proto/common";
-import { InAppEventType } from "@herald/proto/in_app_message";
+import { type InAppAudienceSchema, InAppEventType } from "@herald/proto/in_app_message";
 import { EVENT_ID } from "@herald/runtime";
 import { describe, expect, it } from "vitest";
 import { registerDevice, rpcError, useRegistry } from "./harness.js";
@@ -80,18 +81,31 @@ describe("EraseUser", () => {
     const otherApp = await registerDevice(r, randomUUID(), { externalId: "erase-me" });
 
     // In-app message state: two messages seen by the first device, one by the second, one by a kept device.
-    const message = async (name: string) =>
+    const message = async (
+      name: string,
+      audience: MessageInitShape<typeof InAppAudienceSchema>["target"] = { case: "all", value: {} },
+      app = appId,
+    ) =>
       (
         await r.inApp.createInAppMessage({
-          appId,
+          appId: app,
           settings: {
             name,
             contents: { entries: { en: { title: name, body: `${name} body` } } },
-            audience: { target: { case: "all", value: {} } },
+            audience: { target: audience },
           },
         })
       ).message!.id;
     const [welcome, promo] = [await message("Welcome"), await message("Promo")];
+    // In-app audiences naming the external id: with another user, alone, not at all, and in another app.
+    const named = (...externalIds: string[]) => ({ case: "externalIds" as const, value: { externalIds } });
+    const withOther = await message("With other", named("keep-me", "erase-me"));
+    const alone = await message("Alone", named("erase-me"));
+    const notNamed = await message("Not named", named("keep-me"));
+    const foreignApp = randomUUID();
+    const foreign = await message("Foreign", named("erase-me"), foreignApp);
+    const audienceOf = async (id: string, app = appId) =>
+      (await r.inApp.getInAppMessage({ appId: app, id })).message!.audience!.target;
     const record = (deviceId: string, messageId: string, type: InAppEventType) =>
       r.inApp.recordInAppMessageEvent({ deviceId, messageId, type });
     await record(erased[0]!.id, welcome, InAppEventType.IMPRESSION);
@@ -104,8 +118,23 @@ describe("EraseUser", () => {
     const before = await rowsNaming(ids);
     expect(before).toMatchObject({ devices: 3, in_app_message_devices: 3 });
 
-    const answer = await r.client.eraseUser({ appId, externalId: "erase-me", receipts: 7n, engagements: 2n });
-    expect(answer).toMatchObject({ devices: 3n, inAppStates: 3n });
+    const answer = await r.client.eraseUser({
+      appId,
+      externalId: "erase-me",
+      receipts: 7n,
+      engagements: 2n,
+      campaignAudiences: 4n,
+    });
+    expect(answer).toMatchObject({ devices: 3n, inAppStates: 3n, inAppAudiences: 2n });
+    expect(await audienceOf(withOther)).toMatchObject(named("keep-me"));
+    expect(await audienceOf(alone)).toMatchObject(named());
+    expect(await audienceOf(notNamed)).toMatchObject(named("keep-me"));
+    expect(await audienceOf(foreign, foreignApp)).toMatchObject(named("erase-me"));
+    const { rows: naming } = await r.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM in_app_messages WHERE app_id = $1 AND 'erase-me' = ANY (external_ids)",
+      [appId],
+    );
+    expect(naming[0]!.n).toBe(0);
     expect(await rowsNaming(ids)).toEqual(Object.fromEntries(Object.keys(before).map((t) => [t, 0])));
     const err = await rpcError(r.client.getDevice({ id: ids[0]! }));
     expect(err.code).toBe(Code.NotFound);
@@ -124,11 +153,12 @@ describe("EraseUser", () => {
       receipts: 7,
       engagements: 2,
       in_app_states: 3,
+      audiences: 6,
     });
 
     // A repeat (the caller found nothing left either) answers zeros and announces nothing.
     const repeat = await r.client.eraseUser({ appId, externalId: "erase-me" });
-    expect(repeat).toMatchObject({ devices: 0n, inAppStates: 0n });
+    expect(repeat).toMatchObject({ devices: 0n, inAppStates: 0n, inAppAudiences: 0n });
     const all = await afterSentinel(r);
     expect(all.filter((e) => e.type === "user.erased" && e.appId === appId)).toHaveLength(1);
   });
@@ -147,7 +177,40 @@ describe("EraseUser", () => {
       receipts: 4,
       engagements: 0,
       in_app_states: 0,
+      audiences: 0,
     });
+  });
+
+  it("removes the external id from in-app audiences and announces it when no device has it any more", async () => {
+    const appId = randomUUID();
+    const { message } = await r.inApp.createInAppMessage({
+      appId,
+      settings: {
+        name: "Targeted",
+        contents: { entries: { en: { title: "t", body: "b" } } },
+        audience: { target: { case: "externalIds", value: { externalIds: ["no-device", "other"] } } },
+      },
+    });
+    const answer = await r.client.eraseUser({ appId, externalId: "no-device" });
+    expect(answer).toMatchObject({ devices: 0n, inAppStates: 0n, inAppAudiences: 1n });
+    expect((await r.inApp.getInAppMessage({ appId, id: message!.id })).message!.audience!.target).toMatchObject({
+      case: "externalIds",
+      value: { externalIds: ["other"] },
+    });
+    const mine = (e: { appId: string; type: string }) => e.appId === appId && e.type === "user.erased";
+    const events = await waitForEvents(r, (es) => es.some(mine));
+    expect(events.find(mine)!.data).toEqual({
+      app_id: appId,
+      external_id: "no-device",
+      devices: 0,
+      receipts: 0,
+      engagements: 0,
+      in_app_states: 0,
+      audiences: 1,
+    });
+    expect(await r.client.eraseUser({ appId, externalId: "no-device" })).toMatchObject({ inAppAudiences: 0n });
+    const all = await afterSentinel(r);
+    expect(all.filter(mine)).toHaveLength(1);
   });
 
   it("refuses a bad app id and an empty, too long or control-character external id", async () => {

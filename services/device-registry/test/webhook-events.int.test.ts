@@ -194,7 +194,7 @@ describe("registry webhook events", () => {
     const store = new PgDeviceStore(r.pool);
     await store.setOptIn(optedOut.id, false);
     expect(await store.invalidate([{ deviceId: dead.id, observedAt, reason: "Unregistered" }])).toBe(1);
-    await store.eraseUser({ appId, externalId: "nobody", receipts: 3, engagements: 0 });
+    await store.eraseUser({ appId, externalId: "nobody", receipts: 3, engagements: 0, campaignAudiences: 0 });
     const { rows } = await r.pool.query<{ msg_id: string }>("SELECT msg_id FROM outbox ORDER BY id");
     expect(rows).toHaveLength(3);
     const ids = rows.map((row) => row.msg_id);
