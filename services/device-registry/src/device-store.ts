@@ -360,9 +360,17 @@ export class PgDeviceStore implements DeviceStore {
     return invalidated;
   }
 
+  /**
+   * A primary-key probe per id, whatever the statistics say: written as `app_id = $1 AND
+   * id = ANY($2)`, a table without fresh statistics (a bulk load before ANALYZE, or
+   * autovacuum off) was planned as a bitmap AND with the app's whole listing index, a
+   * million index entries read for a thousand ids (0.9 s instead of 6 ms; the export's
+   * lookups spent 100 s of PostgreSQL CPU per million receipts that way).
+   */
   async lookup(appId: string, ids: readonly string[]): Promise<DeviceRefRow[]> {
     const { rows } = await this.pool.query<DeviceRefRow>(
-      "SELECT id, external_id, platform FROM devices WHERE app_id = $1 AND id = ANY($2::uuid[])",
+      `SELECT d.id, d.external_id, d.platform FROM unnest($2::uuid[]) AS q (id)
+       JOIN devices d ON d.id = q.id WHERE d.app_id = $1`,
       [appId, ids],
     );
     return rows;
