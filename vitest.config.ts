@@ -8,6 +8,11 @@ const conditions = ["herald-source", ...defaultServerConditions];
 // Three levels (docs/contributing.md §Tests): unit tests beside the code (no I/O),
 // integration tests per service against real PostgreSQL/NATS/Redis, end-to-end tests
 // through the gateway's REST API with every process running.
+//
+// Two groups, one after the other: unit, integration and chart files two at a time (each
+// integration file works in schemas and a NATS namespace of its own), then the end-to-end
+// files alone, one at a time (each runs a whole stack and measures it).
+const SHARED = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ["herald-source"] } },
@@ -16,6 +21,7 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          ...SHARED,
           name: "unit",
           include: ["{packages,services,gateway}/**/src/**/*.test.ts", "scripts/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
@@ -24,6 +30,7 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          ...SHARED,
           name: "integration",
           include: ["{packages,services,gateway}/**/test/**/*.int.test.ts"],
           exclude: ["**/node_modules/**"],
@@ -35,6 +42,8 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
           name: "e2e",
           include: ["test/e2e/**/*.e2e.test.ts"],
           globalSetup: ["test/support/global-setup.ts"],
@@ -51,6 +60,7 @@ export default defineConfig({
         // against the Kubernetes schemas and what the code reads.
         extends: true,
         test: {
+          ...SHARED,
           name: "chart",
           include: ["charts/**/test/**/*.test.ts"],
           testTimeout: 60_000,

@@ -1,3 +1,7 @@
+import { writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "vitest";
 import type { SimAdminClient } from "@herald/provider-sim/admin-client";
 import type { PrivateInfra } from "../private-infra.js";
 import type { Stack } from "../stack.js";
@@ -194,4 +198,42 @@ async function readCampaign(fleet: ChaosFleet, id: string, deadline: number) {
     if (Date.now() > deadline) throw new Error(`GET /v1/campaigns/${id} answered ${res?.status}`);
     await sleep(200);
   }
+}
+
+/**
+ * runFault; when it fails, the processes' output (it lives only as long as the stack) is
+ * written to a file the error names, with the processes that had exited and `detail()`.
+ */
+export async function runFaultOrDump(
+  fault: Fault,
+  opts: RunOptions,
+  detail: () => string = () => "",
+): Promise<FaultResult> {
+  try {
+    return await runFault(fault, opts);
+  } catch (err) {
+    const { stack } = opts;
+    const dump = path.join(os.tmpdir(), `herald-chaos-${fault.id}-${Date.now()}.log`);
+    writeFileSync(dump, stack.logs());
+    const down = stack.processes.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null);
+    const exited = down.length ? `; exited: ${down.map((p) => p.name).join(", ")}` : "";
+    const more = detail();
+    throw new Error(`${(err as Error).message}${exited}${more ? `; ${more}` : ""} (logs: ${dump})`, { cause: err });
+  }
+}
+
+/**
+ * What every fault must leave: exact stats, one outcome per device, every device
+ * delivered, none lost, no push to a stranger, duplicates within the fault's bound.
+ */
+export function expectExactCampaign(r: FaultResult, devices: number): void {
+  expect(r.audience).toBe(devices);
+  expect(r.stats.sent).toBe(r.audience);
+  expect(r.stats.delivered + r.stats.failed + r.stats.bounced + r.stats.throttled).toBe(r.stats.sent);
+  expect(r.stats.delivered).toBe(devices);
+  expect(r.outcomeRows).toBe(devices);
+  expect(r.outcomeDevices).toBe(devices);
+  expect(r.lost).toBe(0);
+  expect(r.strangers).toBe(0);
+  expect(r.duplicateDevices).toBeLessThanOrEqual(r.bound);
 }
