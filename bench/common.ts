@@ -18,6 +18,13 @@ export const text = (name: string, fallback: string) => {
   return i >= 0 ? args[i + 1]! : fallback;
 };
 export const QUICK = flag("quick");
+/**
+ * How far away the push sink answers (bench/push-sink.ts: ± 10 % jitter), in ms: real
+ * providers answer from 20 to 300 ms away. 0: at once.
+ */
+export const LATENCY_MS = option("latency", 0);
+/** SETTINGS_MAX_CONCURRENT_STREAMS the sinks advertise: 500, as APNs has been seen to. */
+export const MAX_STREAMS = option("max-streams", 500);
 export const ROUNDS = option("rounds", QUICK ? 1 : 3);
 export const root = path.resolve(import.meta.dirname, "..");
 /** The Herald processes' output, a folder per stack (bench/herald-stack.ts); `.herald/` is not committed. */

@@ -6,7 +6,19 @@ import type { startOtlpReceiver } from "../test/support/otlp-receiver.js";
 import { seedRegistryDevices } from "../test/support/registry-seed.js";
 import { freePort, restClient } from "../test/support/stack.js";
 import { untilServing } from "../test/support/wait.js";
-import { CORES, cpuBound, median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
+import {
+  CORES,
+  cpuBound,
+  LATENCY_MS,
+  MAX_STREAMS,
+  median,
+  option,
+  QUICK,
+  ROUNDS,
+  root,
+  text,
+  writeResult,
+} from "./common.js";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
 import { runPeerChild } from "./peer-child.js";
 import { cpuOfNamed, cpuSeconds, INFRA_PROCESSES, peakRss } from "./proc-stats.js";
@@ -234,7 +246,8 @@ async function startSimulator(): Promise<Simulator> {
   return { url: `https://127.0.0.1:${port}`, child, receiver, trust };
 }
 
-export async function startSink(): Promise<Sink> {
+/** The push sink (bench/push-sink.ts), answering `--latency` ms away with `--max-streams` streams by default. */
+export async function startSink(opts: { latencyMs?: number; maxStreams?: number } = {}): Promise<Sink> {
   const [port, adminPort, tokenPort] = [await freePort(), await freePort(), await freePort()];
   const child = spawn(process.execPath, [...SOURCE_NODE_ARGS, "bench/push-sink.ts"], {
     cwd: root,
@@ -243,6 +256,8 @@ export async function startSink(): Promise<Sink> {
       SINK_PORT: String(port),
       SINK_ADMIN_PORT: String(adminPort),
       SINK_TOKEN_PORT: String(tokenPort),
+      SINK_LATENCY_MS: String(opts.latencyMs ?? LATENCY_MS),
+      SINK_MAX_STREAMS: String(opts.maxStreams ?? MAX_STREAMS),
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -378,7 +393,8 @@ export async function e2e(ctx: E2eContext): Promise<void> {
 
 /**
  * The peer of the iOS row: node-apn (bench/peer-apns.ts, its own process) sending as many
- * notifications straight to the same sink, 256 in flight (SENDER_MAX_IN_FLIGHT's default).
+ * notifications straight to the same sink, to distinct tokens, as node-apn is used: `send(note, tokens)` (its
+ * one connection carries as many streams as the sink allows), after a warm-up.
  */
 async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: string): Promise<Run> {
   const receiver = sinkReceiver(sink);
@@ -395,15 +411,18 @@ async function nodeApnDirect(sink: Sink, variant: Variant, round: number, ca: st
       keyId: key.keyId,
       teamId: key.teamId,
       topic: "com.example.bench.peer",
-      token: randomBytes(32).toString("hex"),
+      // Distinct tokens, as an audience has (bench/peer-apns.ts), and a warm-up to others.
+      seed: randomBytes(4).toString("hex"),
+      n: variant.devices,
+      warm: Math.min(2_000, variant.devices),
       title: "Bench",
       body: "",
-      n: variant.devices,
-      concurrency: 256,
     },
     { NODE_EXTRA_CA_CERTS: ca },
     "node-apn",
-    () => {
+    async () => {
+      // The peer's warm-up reached the sink too.
+      await receiver.reset();
       t0 = Date.now();
     },
   );
@@ -610,7 +629,8 @@ function report(chosen: Variant[], runs: Run[]) {
     "## End to end: POST /v1/push/send → completed",
     "",
     `Built processes (${ROLES.join(", ")}) on Node ${process.version}, a lean sink of all three push services ` +
-      `in its own process (bench/push-sink.ts), ${ROUNDS} interleaved round(s), medians, ${CORES} cores. ` +
+      `in its own process (bench/push-sink.ts) answering ${LATENCY_MS} ms away (± 10 %) with ${MAX_STREAMS} streams ` +
+      `per connection, ${ROUNDS} interleaved round(s), medians, ${CORES} cores. ` +
       "Latencies are from the POST to the sink's receipt of a notification: the first, the median and the 99th percentile. " +
       "CPU is that of the Herald processes (node-apn's process on its row); infra CPU that of NATS, PostgreSQL and " +
       "Redis over the same time; receiver CPU that of the push sink (of the provider simulator on the memory row, " +
@@ -724,5 +744,9 @@ function report(chosen: Variant[], runs: Run[]) {
   }
   const table = lines.join("\n");
   console.log(`\n${table}\n`);
-  writeResult(`e2e${QUICK ? "-quick" : ""}`, { rounds: ROUNDS, node: process.version, runs, rows }, table);
+  writeResult(
+    `e2e${LATENCY_MS > 0 ? `-${LATENCY_MS}ms` : ""}${QUICK ? "-quick" : ""}`,
+    { rounds: ROUNDS, node: process.version, latencyMs: LATENCY_MS, maxStreams: MAX_STREAMS, runs, rows },
+    table,
+  );
 }

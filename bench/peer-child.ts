@@ -22,8 +22,8 @@ export async function runPeerChild(
   config: unknown,
   env: Record<string, string>,
   name: string,
-  /** Called just before the send loop starts. */
-  onGo?: () => void,
+  /** Called (and awaited) just before the send loop starts, after the peer's warm-up. */
+  onGo?: () => void | Promise<void>,
 ): Promise<PeerFigures> {
   const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", script], {
     cwd: root,
@@ -40,9 +40,9 @@ export async function runPeerChild(
   try {
     const ready = await next();
     if (ready.type !== "ready") throw new Error(`${script}: ${ready.message ?? ready.type}`);
+    await onGo?.();
     const rss = peakRss({ [name]: child.pid! });
     const cpu0 = cpuSeconds(child.pid!);
-    onGo?.();
     child.send({ type: "go" });
     const done = await next();
     if (done.type !== "done") throw new Error(`${script}: ${done.message ?? done.type}`);

@@ -3,7 +3,7 @@ import https from "node:https";
 import tls from "node:tls";
 import { initializeApp } from "firebase-admin/app";
 import { getMessaging, type Message } from "firebase-admin/messaging";
-import { runPeer, slidingWindow } from "./peer-kit.mjs";
+import { fcmToken, runPeer, slidingWindow } from "./peer-kit.mjs";
 
 // The FCM peer of bench/senders.ts: firebase-admin's messaging().sendEach. firebase-admin
 // cannot be pointed at another host: `fcm.googleapis.com` is a constant of
@@ -23,6 +23,8 @@ import { runPeer, slidingWindow } from "./peer-kit.mjs";
 // Everything else (message validation and copy, sessions, token handling, response
 // parsing) is firebase-admin's own. The OAuth token comes from a custom Credential (the
 // SDK's public interface): google-auth-library posts to the constant oauth2.googleapis.com.
+// An audience of distinct registration tokens (bench/peer-kit.mjs fcmToken), one Message
+// per device as an application builds them, and a warm-up to other tokens before "go".
 
 interface FcmPeerConfig {
   transport: "h2" | "h1";
@@ -30,7 +32,9 @@ interface FcmPeerConfig {
   host: string;
   port: number;
   projectId: string;
-  token: string;
+  /** The audience: devices 0 … n - 1, then the warm-up's. */
+  seed: string;
+  warm: number;
   title: string;
   body: string;
   n: number;
@@ -69,20 +73,21 @@ await runPeer<FcmPeerConfig>(async (config) => {
   });
   const messaging = getMessaging(app);
   if (config.transport === "h1") messaging.enableLegacyHttpTransport();
-  const message: Message = {
-    token: config.token,
+  const message = (i: number): Message => ({
+    token: fcmToken(config.seed, i),
     notification: { title: config.title, body: config.body },
     android: { priority: "normal" },
-  };
-  const chunks = Math.ceil(config.n / config.chunk);
-  return async () => {
+  });
+  const sendAll = async (from: number, n: number) => {
     let ok = 0;
     let failed = 0;
     let firstError: string | undefined;
     // A window over the calls: each sends `chunk` messages (the last one what is left).
-    await slidingWindow(chunks, config.calls, async (c) => {
-      const size = Math.min(config.chunk, config.n - c * config.chunk);
-      const res = await messaging.sendEach(Array.from({ length: size }, () => message));
+    await slidingWindow(Math.ceil(n / config.chunk), config.calls, async (c) => {
+      const size = Math.min(config.chunk, n - c * config.chunk);
+      const res = await messaging.sendEach(
+        Array.from({ length: size }, (_, i) => message(from + c * config.chunk + i)),
+      );
       ok += res.successCount;
       failed += res.failureCount;
       if (res.failureCount > 0) firstError ??= res.responses.find((r) => !r.success)?.error?.message;
@@ -90,4 +95,7 @@ await runPeer<FcmPeerConfig>(async (config) => {
     });
     return { ok, failed, ...(firstError ? { firstError } : {}) };
   };
+  const warm = await sendAll(config.n, config.warm);
+  if (warm.failed > 0) throw new Error(`warm-up: ${warm.failed} failed (${warm.firstError})`);
+  return () => sendAll(0, config.n);
 });

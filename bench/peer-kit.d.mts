@@ -9,3 +9,12 @@ export declare function slidingWindow(
   concurrency: number,
   sendOne: (i: number) => Promise<true | string>,
 ): Promise<PeerResult>;
+export declare function apnsToken(seed: string, i: number): string;
+export declare function fcmToken(seed: string, i: number): string;
+export declare function webPushPath(seed: string, i: number): string;
+export declare function webPushSubscription(
+  origin: string,
+  seed: string,
+  i: number,
+  p256dh: string,
+): { endpoint: string; keys: { p256dh: string; auth: string } };

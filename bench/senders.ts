@@ -1,4 +1,5 @@
 import { createECDH, createPrivateKey, randomBytes, randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,15 +26,31 @@ import { fcmMessage, sendBody } from "../services/sender-fcm/src/fcm-message.js"
 import { makeApnsKey, makeServiceAccount, makeVapidKeys } from "../test/support/credential-fixtures.js";
 import { deleteNamespaceStreams } from "../test/support/nats-streams.js";
 import { freePort } from "../test/support/stack.js";
-import { CORES, median, option, QUICK, ROUNDS, root, text, writeResult } from "./common.js";
+import {
+  CORES,
+  flag,
+  LATENCY_MS,
+  MAX_STREAMS,
+  median,
+  option,
+  QUICK,
+  ROUNDS,
+  root,
+  text,
+  writeResult,
+} from "./common.js";
+import { startSink as startNodeSink } from "./e2e.js";
 import { runPeerChild } from "./peer-child.js";
+import { apnsToken, fcmToken, webPushPath, webPushSubscription } from "./peer-kit.mjs";
 import { type BuiltStack, startBuiltStack } from "./herald-stack.js";
-import { ensureNghttp, h2load, type H2loadResult, type Sink, startSink } from "./nghttp-sink.js";
+import { ensureNghttp, h2load, type H2loadResult, startSink as startNghttpSink } from "./nghttp-sink.js";
 import { cpuSeconds, peakRss } from "./proc-stats.js";
 
 // Each Herald sender alone against its peer library and a bare node:http2 client, on one
-// sink (nghttp2's C servers, bench/nghttp-sink.ts), with the same payload and the same
-// number of notifications in flight, interleaved round by round.
+// sink, with the same payload to the same audience of distinct devices, interleaved round
+// by round, each side after a warm-up. The sink: nghttp2's C servers (bench/nghttp-sink.ts)
+// when it answers at once; bench/push-sink.ts when it answers `--latency` ms away, as real
+// providers do (`--sink nghttpd|node` chooses). Both advertise `--max-streams` streams.
 //
 // Herald side: the built `herald credential` and `herald sender-<x>` processes, fed
 // DeliveryBatch messages (as the campaign service publishes them) straight into JetStream,
@@ -41,18 +58,29 @@ import { cpuSeconds, peakRss } from "./proc-stats.js";
 // Peers (bench/peer-*.ts) and the raw client (bench/raw-h2.ts) run in their own plain-Node
 // processes; every side's CPU time and memory are read from /proc.
 //
-// `npm run bench -- --scenario senders [--quick] [--devices N] [--rounds R]
-//   [--platform apns,webpush,fcm] [--fcm-chunk 128]`
+// `npm run bench -- --scenario senders [--quick] [--devices N] [--warm W] [--rounds R]
+//   [--platform apns,webpush,fcm] [--fcm-chunk 128] [--latency ms] [--max-streams 500]
+//   [--sink nghttpd|node] [--label text]`
 
 const N = option("devices", QUICK ? 5_000 : 50_000);
-/** The concurrency budget of every side: SENDER_MAX_IN_FLIGHT's default (packages/sender/src/sender-config.ts). */
-const IN_FLIGHT = 256;
+/** Devices each side sends to before it is measured (other devices of the same audience). */
+const WARM = option("warm", Math.min(5_000, Math.ceil(N / 5)));
+/**
+ * What the peers' callers keep in flight where the library leaves it to them (web-push's
+ * sockets, firebase-admin's messages per sendEach call × calls): SENDER_MAX_IN_FLIGHT's
+ * old default. node-apn takes no such figure: its one session carries what the sink allows.
+ */
+const PEER_IN_FLIGHT = 256;
 /** FANOUT_BATCH_SIZE's default: devices per DeliveryBatch. */
 const BATCH_SIZE = 500;
-/** nghttpd and nghttpx SETTINGS_MAX_CONCURRENT_STREAMS: never what limits a client. */
-const SINK_STREAMS = 4096;
-/** firebase-admin: messages per sendEach call × calls at once = IN_FLIGHT. */
+/** firebase-admin: messages per sendEach call × calls at once = PEER_IN_FLIGHT. */
 const FCM_CHUNK = option("fcm-chunk", 128);
+/** nghttpd answers at once and only so; a sink far away is bench/push-sink.ts. */
+const SINK_KIND = text("sink", LATENCY_MS > 0 ? "node" : "nghttpd") as "nghttpd" | "node";
+/** Names the results (`senders-<label>`) instead of the latency. */
+const LABEL = text("label", "");
+/** NODE_OPTIONS of the Herald sender instead of the chart's defaults (heap experiments). */
+const SENDER_NODE_OPTIONS = text("sender-node-options", "");
 const TITLE = "Bench";
 const BODY = "Hello from the senders benchmark";
 const WEB_TTL = 28 * 24 * 3600;
@@ -61,19 +89,31 @@ const ACCESS_TOKEN = "bench-access-token";
 const TIMEOUT_MS = 300_000;
 
 type Provider = "apns" | "webpush" | "fcm";
-type SideKind = "herald" | "stubbed" | "peer" | "peer-h1" | "raw";
+type SideKind = "herald" | "before" | "stubbed" | "peer" | "peer-h1" | "raw";
+
+/** --before: also each sender as it was, 256 sends in flight whatever its connections carry. */
+const BEFORE = flag("before");
+/** SENDER_MAX_IN_FLIGHT's default before send slots followed the connections (packages/sender/src/send-slots.ts). */
+const BEFORE_IN_FLIGHT = 256;
 
 /**
  * The sides of each provider; FCM's peer twice: its default HTTP/2 transport and its legacy
  * HTTP/1.1 one. APNs also runs sender-apns with its HTTP/2 exchange stubbed
  * (bench/stub-exchange.mjs): what the sender spends besides the requests the raw client makes.
  */
+/** --sides herald,peer,…: only these sides (default: all of each provider's). */
+const SIDES = text("sides", "all");
 const sidesOf = (p: Provider): SideKind[] =>
+  [...(BEFORE ? (["before"] as const) : []), ...sidesOfNow(p)].filter(
+    (s) => SIDES === "all" || SIDES.split(",").includes(s),
+  );
+const sidesOfNow = (p: Provider): SideKind[] =>
   p === "fcm"
     ? ["herald", "peer", "peer-h1", "raw"]
-    : p === "apns"
+    : p === "apns" && LATENCY_MS === 0
       ? ["herald", "stubbed", "peer", "raw"]
-      : ["herald", "peer", "raw"];
+      : // Far away the stub (which answers at once) says nothing new.
+        ["herald", "peer", "raw"];
 
 /** --platform apns|webpush|fcm (default: all three). */
 const ONLY = text("platform", "all");
@@ -95,8 +135,14 @@ interface Run {
   delivered: number;
   failed: number;
   firstError?: string;
+  /** From the start (the first publish, the peer's "go") to the sink's first, median and 99th percentile arrival; NaN when the sink keeps no times (nghttpd). */
+  firstDeliveryMs: number;
+  p50Ms: number;
+  p99Ms: number;
   cpuSeconds: Record<string, number>;
   cpuPer10k: number;
+  /** CPU µs per notification of each process of the side (the sender's own, the credential service's). */
+  cpuUsPerNotification: Record<string, number>;
   /** CPU seconds over wall seconds of the side's processes: 100 = one core busy throughout. */
   cpuBusyPct: number;
   peakRssMb: Record<string, number>;
@@ -109,21 +155,51 @@ const version = (pkg: string) =>
   (JSON.parse(readFileSync(path.join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string })
     .version;
 
+/** An audience per provider: devices 0 … N - 1 measured, N … N + WARM - 1 the warm-up's (bench/peer-kit.mjs). */
 interface Fixtures {
-  apns: { key: ReturnType<typeof makeApnsKey>; topic: string; token: string };
-  fcm: { serviceAccount: ReturnType<typeof makeServiceAccount>; token: string };
+  apns: { key: ReturnType<typeof makeApnsKey>; topic: string; seed: string };
+  fcm: { serviceAccount: ReturnType<typeof makeServiceAccount>; seed: string };
   web: {
     vapid: { publicKey: string; privateKey: string; subject: string };
-    subscription: { endpoint: string; keys: { p256dh: string; auth: string } };
+    seed: string;
+    /** The subscribers' shared P-256 public key. */
+    p256dh: string;
   };
+}
+
+/** The sink of every side of a run: nghttpd (and nghttpx) or bench/push-sink.ts. */
+interface SenderSink {
+  kind: "nghttpd" | "node";
+  /** HTTP/2 over TLS. */
+  h2Url: string;
+  /** HTTP/1.1 over TLS (web-push, firebase-admin's legacy transport), the Web Push endpoints' origin for them. */
+  h1Url: string;
+  /** The Web Push endpoints' origin for the Herald sender (HTTP/2). */
+  webPushOrigin: string;
+  tokenUrl: string;
+  pids(): Record<string, number>;
+  /** Forgets the arrivals so far (the warm-up's); nghttpd keeps none. */
+  reset(): Promise<void>;
+  /** Arrival times since the last reset; undefined for nghttpd. */
+  arrivals(): Promise<{ count: number; firstAt: number; p50At: number; p99At: number } | undefined>;
+  stop(): Promise<void>;
 }
 
 /** The request a sender makes, as the raw client and h2load send it. */
 interface RawRequest {
   origin: string;
   path: string;
+  /** Devices that differ by path (APNs tokens, Web Push endpoints): the raw client sends to each. */
+  devices?: { kind: "apns" | "webpush"; seed: string };
   headers: Record<string, string>;
   body: Buffer;
+}
+
+/** The push token of device i of a provider's audience, as the registry stores it. */
+function pushToken(provider: Provider, f: Fixtures, sink: SenderSink, i: number): string {
+  if (provider === "apns") return apnsToken(f.apns.seed, i);
+  if (provider === "fcm") return fcmToken(f.fcm.seed, i);
+  return JSON.stringify(webPushSubscription(sink.webPushOrigin, f.web.seed, i, f.web.p256dh));
 }
 
 function deliveryBatch(
@@ -148,18 +224,19 @@ function deliveryBatch(
 }
 
 /** What the Herald sender of each provider sends, built with the sender's own code. */
-async function rawRequests(sink: Sink, f: Fixtures): Promise<Record<Provider, RawRequest>> {
+async function rawRequests(sink: SenderSink, f: Fixtures): Promise<Record<Provider, RawRequest>> {
   const batch = deliveryBatch("raw", "raw", Platform.IOS, 0, []);
   const payload = batch.payloads[0]!;
   const apns = buildNotification(batch, payload, {}, f.apns.topic, { sound: "default" });
   if (!apns.ok) throw new Error(`APNs payload: ${apns.reason}`);
-  const web = webpush.generateRequestDetails(f.web.subscription, webPlaintext(), {
+  const subscription = webPushSubscription(sink.webPushOrigin, f.web.seed, 0, f.web.p256dh);
+  const web = webpush.generateRequestDetails(subscription, webPlaintext(), {
     vapidDetails: f.web.vapid,
     TTL: WEB_TTL,
     urgency: "normal",
     contentEncoding: "aes128gcm",
   });
-  const endpoint = new URL(f.web.subscription.endpoint);
+  const endpoint = new URL(subscription.endpoint);
   // The APNs provider token exactly as sender-apns signs it.
   const apnsJwt = signProviderToken(
     {
@@ -173,7 +250,8 @@ async function rawRequests(sink: Sink, f: Fixtures): Promise<Record<Provider, Ra
   return {
     apns: {
       origin: sink.h2Url,
-      path: `/3/device/${f.apns.token}`,
+      path: `/3/device/${apnsToken(f.apns.seed, 0)}`,
+      devices: { kind: "apns", seed: f.apns.seed },
       headers: { ...apns.notification.headers, authorization: `bearer ${await apnsJwt}` },
       body: apns.notification.body,
     },
@@ -181,11 +259,12 @@ async function rawRequests(sink: Sink, f: Fixtures): Promise<Record<Provider, Ra
       origin: sink.h2Url,
       path: `/v1/projects/${PROJECT_ID}/messages:send`,
       headers: { authorization: `Bearer ${ACCESS_TOKEN}`, "content-type": "application/json; charset=utf-8" },
-      body: Buffer.from(sendBody(fcmMessage(f.fcm.token, batch, payload, {}, undefined))),
+      body: Buffer.from(sendBody(fcmMessage(fcmToken(f.fcm.seed, 0), batch, payload, {}, undefined))),
     },
     webpush: {
       origin: endpoint.origin,
       path: endpoint.pathname,
+      devices: { kind: "webpush", seed: f.web.seed },
       headers: Object.fromEntries(
         Object.entries(web.headers)
           .filter(([k]) => k.toLowerCase() !== "content-length")
@@ -199,49 +278,78 @@ async function rawRequests(sink: Sink, f: Fixtures): Promise<Record<Provider, Ra
 /** What sender-webpush encrypts for a send without data (services/sender-webpush/src/webpush-provider.ts). */
 const webPlaintext = () => JSON.stringify({ title: TITLE, body: BODY, data: {} });
 
+/**
+ * The sink: nghttpd serving a docroot (a file per APNs token and Web Push endpoint of the
+ * audiences, one for FCM's send URL and the token), or bench/push-sink.ts answering every
+ * route `--latency` ms away.
+ */
+async function startSenderSink(f: Fixtures, bins: Record<string, string>, certDir: string): Promise<SenderSink> {
+  if (SINK_KIND === "node") {
+    const sink = await startNodeSink({ latencyMs: LATENCY_MS, maxStreams: MAX_STREAMS });
+    const h1Url = `https://127.0.0.1:${sink.tokenPort}`;
+    const admin = (what: string) => fetch(`${sink.admin}/${what}`, { method: what === "reset" ? "POST" : "GET" });
+    return {
+      kind: "node",
+      h2Url: `https://127.0.0.1:${sink.port}`,
+      h1Url,
+      webPushOrigin: `https://127.0.0.1:${sink.port}`,
+      tokenUrl: `${h1Url}/token`,
+      pids: () => ({ sink: sink.child.pid! }),
+      reset: async () => void (await (await admin("reset")).arrayBuffer()),
+      arrivals: async () => (await (await admin("count")).json()) as Awaited<ReturnType<SenderSink["arrivals"]>>,
+      stop: async () => {
+        const exited = once(sink.child, "exit");
+        sink.child.kill("SIGTERM");
+        await exited;
+      },
+    };
+  }
+  const files: Record<string, string> = {
+    [`v1/projects/${PROJECT_ID}/messages:send`]: JSON.stringify({ name: `projects/${PROJECT_ID}/messages/1` }),
+    token: JSON.stringify({ access_token: ACCESS_TOKEN, expires_in: 3600, token_type: "Bearer" }),
+  };
+  for (let i = 0; i < N + WARM; i++) {
+    if (PROVIDERS.includes("apns")) files[`3/device/${apnsToken(f.apns.seed, i)}`] = "";
+    if (PROVIDERS.includes("webpush")) files[webPushPath(f.web.seed, i)] = "";
+  }
+  const sink = await startNghttpSink({
+    bins,
+    certFile: path.join(certDir, "server.pem"),
+    keyFile: path.join(certDir, "server-key.pem"),
+    maxStreams: MAX_STREAMS,
+    files,
+  });
+  return {
+    kind: "nghttpd",
+    h2Url: sink.h2Url,
+    h1Url: sink.frontUrl,
+    // Through nghttpx: web-push speaks HTTP/1.1 only, and every side gets the same subscriptions.
+    webPushOrigin: sink.frontUrl,
+    tokenUrl: `${sink.frontUrl}/token`,
+    pids: sink.pids,
+    reset: async () => undefined,
+    arrivals: async () => undefined,
+    stop: sink.stop,
+  };
+}
+
 export async function senders(ctx: SendersContext): Promise<void> {
   const bins = await ensureNghttp();
   const certDir = path.dirname(ensureSimulatorCa(root));
   const vapid = makeVapidKeys();
   const subscriber = createECDH("prime256v1");
   subscriber.generateKeys();
-  const pushPath = `push/${randomBytes(16).toString("base64url")}`;
-  const fixtures = {
-    apns: { key: makeApnsKey(), topic: "com.example.senders", token: randomBytes(32).toString("hex") },
-    fcm: {
-      serviceAccount: makeServiceAccount({ projectId: PROJECT_ID }),
-      // The shape of an FCM registration token: instance id, colon, about 150 characters.
-      token: `${randomBytes(16).toString("base64url")}:APA91b${randomBytes(105).toString("base64url")}`,
-    },
-  };
-  const sink = await startSink({
-    bins,
-    certFile: path.join(certDir, "server.pem"),
-    keyFile: path.join(certDir, "server-key.pem"),
-    maxStreams: SINK_STREAMS,
-    // One device token, one registration token and one subscription for every device:
-    // one file each answers them all.
-    files: {
-      [`3/device/${fixtures.apns.token}`]: "",
-      [`v1/projects/${PROJECT_ID}/messages:send`]: JSON.stringify({ name: `projects/${PROJECT_ID}/messages/1` }),
-      token: JSON.stringify({ access_token: ACCESS_TOKEN, expires_in: 3600, token_type: "Bearer" }),
-      [pushPath]: "",
-    },
-  });
+  const seed = () => randomBytes(4).toString("hex");
   const f: Fixtures = {
-    ...fixtures,
+    apns: { key: makeApnsKey(), topic: "com.example.senders", seed: seed() },
+    fcm: { serviceAccount: makeServiceAccount({ projectId: PROJECT_ID }), seed: seed() },
     web: {
       vapid: { ...vapid, subject: "mailto:bench@example.com" },
-      subscription: {
-        // Through nghttpx: web-push speaks HTTP/1.1 only, and every side gets the same subscription.
-        endpoint: `${sink.frontUrl}/${pushPath}`,
-        keys: {
-          p256dh: subscriber.getPublicKey().toString("base64url"),
-          auth: randomBytes(16).toString("base64url"),
-        },
-      },
+      seed: seed(),
+      p256dh: subscriber.getPublicKey().toString("base64url"),
     },
   };
+  const sink = await startSenderSink(f, bins, certDir);
   const namespace = `${ctx.env.NATS_NAMESPACE}_senders`;
   const env: Record<string, string> = { ...ctx.env, NATS_NAMESPACE: namespace, HERALD_WEBPUSH_ALLOW_PRIVATE: "true" };
   const nc = await connect({ servers: env.NATS_URL!.split(",") });
@@ -250,27 +358,51 @@ export async function senders(ctx: SendersContext): Promise<void> {
   const raw = await rawRequests(sink, f);
   const apps: Partial<Record<Provider, string>> = {};
   const runs: Run[] = [];
+  /** Latencies from `t0` as the sink saw them (NaN for nghttpd). */
+  const latencies = async (t0: number) => {
+    const a = await sink.arrivals();
+    return a && a.count > 0
+      ? { firstDeliveryMs: a.firstAt - t0, p50Ms: a.p50At - t0, p99Ms: a.p99At - t0 }
+      : { firstDeliveryMs: Number.NaN, p50Ms: Number.NaN, p99Ms: Number.NaN };
+  };
   try {
     const ceilingRuns: CeilingRun[] = [];
 
     /** Runs one side in a child process (bench/peer-*.ts, bench/raw-h2.ts) and reads its figures. */
     const childSide = async (provider: Provider, side: SideKind, round: number): Promise<Run> => {
       const [script, config] = side === "raw" ? rawConfig(raw[provider]) : peerConfig(provider, f, sink, side);
-      // The sink idles while the child starts: its CPU over the send loop alone.
-      const sinkCpu0 = sinkCpu(sink);
-      const done = await runPeerChild(script, config, { NODE_EXTRA_CA_CERTS: env.NODE_EXTRA_CA_CERTS ?? "" }, side);
+      let sinkCpu0 = 0;
+      let t0 = 0;
+      const done = await runPeerChild(
+        script,
+        config,
+        { NODE_EXTRA_CA_CERTS: env.NODE_EXTRA_CA_CERTS ?? "" },
+        side,
+        async () => {
+          // After the peer's warm-up: the sink's CPU and arrivals over the send loop alone.
+          await sink.reset();
+          sinkCpu0 = sinkCpu(sink);
+          t0 = Date.now();
+        },
+      );
       return measured(provider, side, round, {
         seconds: done.seconds,
         delivered: done.ok,
         failed: done.failed,
         firstError: done.firstError,
+        ...(await latencies(t0)),
         cpu: { [side]: done.cpuSeconds },
         rss: done.rss,
         sinkCpuPct: ((sinkCpu(sink) - sinkCpu0) / done.seconds) * 100,
       });
     };
 
-    const heraldSide = async (provider: Provider, round: number, stubbed = false): Promise<Run> => {
+    const heraldSide = async (
+      provider: Provider,
+      round: number,
+      kind: "herald" | "stubbed" | "before",
+    ): Promise<Run> => {
+      const stubbed = kind === "stubbed";
       const role = `sender-${provider}`;
       const credentialPort = await freePort();
       const stack: BuiltStack = await startBuiltStack({
@@ -278,13 +410,15 @@ export async function senders(ctx: SendersContext): Promise<void> {
         roles: ["credential", role],
         // The stub patches the pool's class: the sender must load it from tsc's output, not its bundle's copy.
         unbundled: stubbed ? [role] : undefined,
-        providers: { APNS_URL: sink.h2Url, FCM_URL: sink.h2Url, FCM_TOKEN_URL: `${sink.frontUrl}/token` },
+        providers: { APNS_URL: sink.h2Url, FCM_URL: sink.h2Url, FCM_TOKEN_URL: sink.tokenUrl },
         env,
         // The bench talks to the credential service itself (apps and platform configs).
         envFor: {
           credential: { PORT: String(credentialPort) },
           [role]: {
             CREDENTIAL_URL: `http://127.0.0.1:${credentialPort}`,
+            ...(kind === "before" ? { SENDER_MAX_IN_FLIGHT: String(BEFORE_IN_FLIGHT) } : {}),
+            ...(SENDER_NODE_OPTIONS ? { NODE_OPTIONS: SENDER_NODE_OPTIONS } : {}),
             ...(stubbed ? { NODE_OPTIONS: `--import ${path.join(root, "bench/stub-exchange.mjs")}` } : {}),
           },
         },
@@ -293,75 +427,90 @@ export async function senders(ctx: SendersContext): Promise<void> {
         if (!apps[provider]) Object.assign(apps, await createApps(`http://127.0.0.1:${credentialPort}`, ctx.apiKey, f));
         const platform = { apns: Platform.IOS, fcm: Platform.ANDROID, webpush: Platform.WEB }[provider];
         const subject = names.delivery(({ apns: "ios", fcm: "android", webpush: "web" } as const)[provider]);
-        const token = {
-          apns: f.apns.token,
-          fcm: f.fcm.token,
-          webpush: JSON.stringify(f.web.subscription),
-        }[provider];
-        const campaignId = randomUUID();
-        // Encoded before the clock starts: that is the campaign service's work.
-        const batches = Array.from({ length: Math.ceil(N / BATCH_SIZE) }, (_, seq) =>
-          toBinary(
-            DeliveryBatchSchema,
-            deliveryBatch(
-              campaignId,
-              apps[provider]!,
-              platform,
-              seq,
-              Array.from({ length: Math.min(BATCH_SIZE, N - seq * BATCH_SIZE) }, () => token),
+
+        /** A campaign to devices from … from + n - 1, its batches encoded before `go` (the campaign service's work). */
+        const campaign = (from: number, n: number) => {
+          const campaignId = randomUUID();
+          const batches = Array.from({ length: Math.ceil(n / BATCH_SIZE) }, (_, seq) =>
+            toBinary(
+              DeliveryBatchSchema,
+              deliveryBatch(
+                campaignId,
+                apps[provider]!,
+                platform,
+                seq,
+                Array.from({ length: Math.min(BATCH_SIZE, n - seq * BATCH_SIZE) }, (_, i) =>
+                  pushToken(provider, f, sink, from + seq * BATCH_SIZE + i),
+                ),
+              ),
             ),
-          ),
-        );
-        const outcomes = { delivered: 0, failed: 0, firstError: undefined as string | undefined };
-        const seen = new Set<bigint>();
-        let allIn: () => void = () => {};
-        const finished = new Promise<void>((resolve) => (allIn = resolve));
-        // A plain subscription sees what the sender publishes to the (work-queue) stream.
-        const sub = nc.subscribe(names.outcome(campaignId), {
-          callback: (_err, m) => {
-            const batch = fromBinary(OutcomeBatchSchema, m.data);
-            if (seen.has(batch.sequence)) return;
-            seen.add(batch.sequence);
-            for (const o of batch.outcomes) {
-              if (o.kind === OutcomeKind.DELIVERED) outcomes.delivered++;
-              else {
-                outcomes.failed++;
-                outcomes.firstError ??= `${OutcomeKind[o.kind]} ${o.reason}`;
+          );
+          return { go: () => deliver(campaignId, batches, n) };
+        };
+
+        /** Publishes the batches and resolves once the OutcomeBatch messages account for every device. */
+        const deliver = async (campaignId: string, batches: Uint8Array[], n: number) => {
+          const outcomes = { delivered: 0, failed: 0, firstError: undefined as string | undefined };
+          const seen = new Set<bigint>();
+          let allIn: () => void = () => {};
+          const finished = new Promise<void>((resolve) => (allIn = resolve));
+          // A plain subscription sees what the sender publishes to the (work-queue) stream.
+          const sub = nc.subscribe(names.outcome(campaignId), {
+            callback: (_err, m) => {
+              const batch = fromBinary(OutcomeBatchSchema, m.data);
+              if (seen.has(batch.sequence)) return;
+              seen.add(batch.sequence);
+              for (const o of batch.outcomes) {
+                if (o.kind === OutcomeKind.DELIVERED) outcomes.delivered++;
+                else {
+                  outcomes.failed++;
+                  outcomes.firstError ??= `${OutcomeKind[o.kind]} ${o.reason}`;
+                }
               }
-            }
-            if (outcomes.delivered + outcomes.failed >= N) allIn();
-          },
-        });
-        await nc.flush();
+              if (outcomes.delivered + outcomes.failed >= n) allIn();
+            },
+          });
+          await nc.flush();
+          try {
+            await Promise.all(batches.map((data, seq) => js.publish(subject, data, { msgID: `${campaignId}.${seq}` })));
+            let timer: NodeJS.Timeout | undefined;
+            await Promise.race([
+              finished,
+              new Promise((_, reject) => {
+                timer = setTimeout(() => {
+                  const logs = stack.recentOutput();
+                  reject(
+                    new Error(`${role}: ${outcomes.delivered + outcomes.failed} of ${n} outcomes in 300 s:\n${logs}`),
+                  );
+                }, TIMEOUT_MS);
+              }),
+            ]).finally(() => clearTimeout(timer));
+          } finally {
+            sub.unsubscribe();
+          }
+          return outcomes;
+        };
+
+        // The warm-up: connections open, code compiled, credentials cached.
+        const warm = await campaign(N, WARM).go();
+        if (warm.failed > 0) throw new Error(`${role} warm-up: ${warm.failed} failed (${warm.firstError})`);
+        const measuredCampaign = campaign(0, N);
+        await sink.reset();
         const pids = stack.pids();
         const cpu0 = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid)]));
         const rss = peakRss(pids);
         const sinkCpu0 = sinkCpu(sink);
+        const t0wall = Date.now();
         const t0 = performance.now();
-        try {
-          await Promise.all(batches.map((data, seq) => js.publish(subject, data, { msgID: `${campaignId}.${seq}` })));
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            finished,
-            new Promise((_, reject) => {
-              timer = setTimeout(() => {
-                const logs = stack.recentOutput();
-                reject(
-                  new Error(`${role}: ${outcomes.delivered + outcomes.failed} of ${N} outcomes in 300 s:\n${logs}`),
-                );
-              }, TIMEOUT_MS);
-            }),
-          ]).finally(() => clearTimeout(timer));
-        } finally {
-          sub.unsubscribe();
-        }
+        const outcomes = await measuredCampaign.go();
         const seconds = (performance.now() - t0) / 1000;
         const cpu = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, cpuSeconds(pid) - cpu0[n]!]));
-        return measured(provider, stubbed ? "stubbed" : "herald", round, {
+        return measured(provider, kind, round, {
           seconds,
           delivered: outcomes.delivered,
           failed: outcomes.failed,
           firstError: outcomes.firstError,
+          ...(await latencies(t0wall)),
           cpu,
           rss: rss.stop(),
           sinkCpuPct: ((sinkCpu(sink) - sinkCpu0) / seconds) * 100,
@@ -385,14 +534,18 @@ export async function senders(ctx: SendersContext): Promise<void> {
         const sides = sidesOf(provider);
         for (const side of sides.map((_, i) => sides[(i + round) % sides.length]!)) {
           const run =
-            side === "herald" || side === "stubbed"
-              ? await heraldSide(provider, round, side === "stubbed")
+            side === "herald" || side === "stubbed" || side === "before"
+              ? await heraldSide(provider, round, side)
               : await childSide(provider, side, round);
           runs.push(run);
           console.log(
             `  round ${round + 1} ${provider.padEnd(7)} ${sideLabel(provider, side).padEnd(26)} ` +
-              `${Math.round(run.perSecond)}/s, CPU ${run.cpuPer10k.toFixed(2)} s per 10k (${Math.round(run.cpuBusyPct)} % busy), ` +
-              `sink ${Math.round(run.sinkCpuPct)} %` +
+              `${Math.round(run.perSecond)}/s, CPU ${(run.cpuPer10k * 100).toFixed(1)} µs per notification ` +
+              `(${Math.round(run.cpuBusyPct)} % busy), first ${Math.round(run.firstDeliveryMs)} ms, ` +
+              `p99 ${Math.round(run.p99Ms)} ms, sink ${Math.round(run.sinkCpuPct)} %, ` +
+              `RSS ${Object.entries(run.peakRssMb)
+                .map(([n, mb]) => `${n} ${Math.round(mb)} MB`)
+                .join(", ")}` +
               (run.failed ? `, ${run.failed} not delivered (${run.firstError})` : ""),
           );
         }
@@ -415,30 +568,34 @@ const PEERS: Record<Provider, { label: string; pkg: string; script: string }> = 
 function sideLabel(provider: Provider, side: SideKind): string {
   if (side === "herald") return `Herald sender-${provider}`;
   if (side === "stubbed") return `Herald sender-${provider}, HTTP/2 exchange stubbed`;
+  if (side === "before") return `Herald sender-${provider}, ${BEFORE_IN_FLIGHT} in flight (before)`;
   if (side === "raw") return "raw node:http2";
   const peer = PEERS[provider];
   return `${peer.label} ${version(peer.pkg)}${side === "peer-h1" ? " (legacy HTTP/1.1)" : ""}`;
 }
 
+/** The raw client fills one connection to the sink's stream limit. */
 function rawConfig(req: RawRequest): [string, unknown] {
   return [
     "bench/raw-h2.ts",
     {
       origin: req.origin,
       path: req.path,
+      ...(req.devices ? { devices: req.devices } : {}),
       headers: req.headers,
       body: req.body.toString("base64"),
       n: N,
-      concurrency: IN_FLIGHT,
+      warm: WARM,
+      concurrency: MAX_STREAMS,
       sessions: 1,
     },
   ];
 }
 
-function peerConfig(provider: Provider, f: Fixtures, sink: Sink, side: SideKind): [string, unknown] {
+function peerConfig(provider: Provider, f: Fixtures, sink: SenderSink, side: SideKind): [string, unknown] {
   const h2 = new URL(sink.h2Url);
-  const front = new URL(sink.frontUrl);
-  const common = { n: N, title: TITLE, body: BODY };
+  const h1 = new URL(sink.h1Url);
+  const common = { n: N, warm: WARM, title: TITLE, body: BODY };
   switch (provider) {
     case "apns":
       return [
@@ -451,8 +608,7 @@ function peerConfig(provider: Provider, f: Fixtures, sink: Sink, side: SideKind)
           keyId: f.apns.key.keyId,
           teamId: f.apns.key.teamId,
           topic: f.apns.topic,
-          token: f.apns.token,
-          concurrency: IN_FLIGHT,
+          seed: f.apns.seed,
         },
       ];
     case "webpush":
@@ -460,11 +616,14 @@ function peerConfig(provider: Provider, f: Fixtures, sink: Sink, side: SideKind)
         PEERS.webpush.script,
         {
           n: N,
-          subscription: f.web.subscription,
+          warm: WARM,
+          origin: sink.h1Url,
+          seed: f.web.seed,
+          p256dh: f.web.p256dh,
           vapid: f.web.vapid,
           payload: webPlaintext(),
           ttl: WEB_TTL,
-          concurrency: IN_FLIGHT,
+          concurrency: PEER_IN_FLIGHT,
         },
       ];
     case "fcm":
@@ -473,13 +632,13 @@ function peerConfig(provider: Provider, f: Fixtures, sink: Sink, side: SideKind)
         {
           ...common,
           transport: side === "peer-h1" ? "h1" : "h2",
-          // HTTP/1.1 only through nghttpx; HTTP/2 straight to nghttpd, as sender-fcm.
-          host: (side === "peer-h1" ? front : h2).hostname,
-          port: Number((side === "peer-h1" ? front : h2).port),
+          // HTTP/1.1 only on the sink's HTTP/1.1 side; HTTP/2 straight to it, as sender-fcm.
+          host: (side === "peer-h1" ? h1 : h2).hostname,
+          port: Number((side === "peer-h1" ? h1 : h2).port),
           projectId: PROJECT_ID,
-          token: f.fcm.token,
+          seed: f.fcm.seed,
           chunk: FCM_CHUNK,
-          calls: Math.max(1, Math.floor(IN_FLIGHT / FCM_CHUNK)),
+          calls: Math.max(1, Math.floor(PEER_IN_FLIGHT / FCM_CHUNK)),
         },
       ];
   }
@@ -520,7 +679,7 @@ async function createApps(credentialUrl: string, apiKey: string, f: Fixtures): P
   }
 }
 
-function sinkCpu(sink: Sink): number {
+function sinkCpu(sink: SenderSink): number {
   return Object.values(sink.pids()).reduce((n, pid) => n + cpuSeconds(pid), 0);
 }
 
@@ -533,12 +692,16 @@ function measured(
     delivered: number;
     failed: number;
     firstError: string | undefined;
+    firstDeliveryMs: number;
+    p50Ms: number;
+    p99Ms: number;
     cpu: Record<string, number>;
     rss: Record<string, number>;
     sinkCpuPct: number;
   },
 ): Run {
   const total = Object.values(m.cpu).reduce((a, b) => a + b, 0);
+  const per = Math.max(1, m.delivered);
   return {
     provider,
     side,
@@ -548,8 +711,12 @@ function measured(
     delivered: m.delivered,
     failed: m.failed,
     ...(m.firstError ? { firstError: m.firstError } : {}),
+    firstDeliveryMs: m.firstDeliveryMs,
+    p50Ms: m.p50Ms,
+    p99Ms: m.p99Ms,
     cpuSeconds: m.cpu,
-    cpuPer10k: (total / Math.max(1, m.delivered)) * 10_000,
+    cpuPer10k: (total / per) * 10_000,
+    cpuUsPerNotification: Object.fromEntries(Object.entries(m.cpu).map(([n, s]) => [n, (s / per) * 1e6])),
     cpuBusyPct: (total / m.seconds) * 100,
     peakRssMb: m.rss,
     sinkCpuPct: m.sinkCpuPct,
@@ -563,31 +730,47 @@ interface CeilingRun extends H2loadResult {
   round: number;
 }
 
-/** h2load against the sink with a provider's request: what the sink takes from one client. */
+/**
+ * h2load against the sink with a provider's request: what the sink takes. One connection
+ * when it answers at once; far away, one connection is only its streams ÷ the latency, so
+ * 8 connections.
+ */
 async function measureCeiling(bin: string, p: Provider, req: RawRequest): Promise<Omit<CeilingRun, "round">[]> {
+  const clients = LATENCY_MS > 0 ? 8 : 1;
   const h2 = {
     url: `${req.origin}${req.path}`,
     body: req.body,
     headers: req.headers,
     requests: Math.max(N, 50_000),
-    clients: 1,
-    streams: IN_FLIGHT,
+    clients,
+    streams: MAX_STREAMS,
   };
-  const where = p === "webpush" ? "nghttpx → nghttpd" : "nghttpd";
+  const where = SINK_KIND === "node" ? "bench/push-sink.ts" : p === "webpush" ? "nghttpx → nghttpd" : "nghttpd";
   const out: Omit<CeilingRun, "round">[] = [
-    { key: p, label: `h2load, 1 connection × ${IN_FLIGHT} streams (${where})`, ...(await h2load(bin, h2)) },
+    {
+      key: p,
+      label: `h2load, ${clients} connection(s) × ${MAX_STREAMS} streams (${where})`,
+      ...(await h2load(bin, h2)),
+    },
   ];
-  if (p === "webpush") {
+  if (p === "webpush" && SINK_KIND === "nghttpd") {
     out.push({
       key: `${p}-h1`,
-      label: `h2load --h1, ${IN_FLIGHT} connections (${where})`,
-      ...(await h2load(bin, { ...h2, requests: Math.max(N, 20_000), clients: IN_FLIGHT, streams: 1, h1: true })),
+      label: `h2load --h1, ${PEER_IN_FLIGHT} connections (${where})`,
+      ...(await h2load(bin, {
+        ...h2,
+        requests: Math.max(N, 20_000),
+        clients: PEER_IN_FLIGHT,
+        streams: 1,
+        h1: true,
+      })),
     });
   }
   return out;
 }
 
-const TARGETS: { provider: Provider; against: SideKind; min: number; text: string }[] = [
+/** Targets when the sink answers at once (LATENCY_MS 0). */
+const TARGETS_AT_ONCE: { provider: Provider; against: SideKind; min: number; text: string }[] = [
   { provider: "apns", against: "peer", min: 1.6, text: "sender-apns ≥ 1.6 × node-apn" },
   { provider: "apns", against: "raw", min: 0.9, text: "sender-apns ≥ 90 % of raw node:http2" },
   { provider: "webpush", against: "peer", min: 4, text: "sender-webpush ≥ 4 × web-push" },
@@ -604,6 +787,15 @@ const TARGETS: { provider: Provider; against: SideKind; min: number; text: strin
     text: "sender-fcm ≥ 2.5 × firebase-admin sendEach (legacy HTTP/1.1)",
   },
 ];
+
+/** Targets when the sink is far away (issue 32: at 100 ms). */
+const TARGETS_FAR: { provider: Provider; against: SideKind; min: number; text: string }[] = [
+  { provider: "apns", against: "peer", min: 2, text: "sender-apns ≥ 2 × node-apn's default" },
+  { provider: "fcm", against: "peer", min: 4, text: "sender-fcm ≥ 4 × firebase-admin sendEach (HTTP/2, its default)" },
+];
+const TARGETS = LATENCY_MS > 0 ? TARGETS_FAR : TARGETS_AT_ONCE;
+/** One sender-apns replica far away: notifications/s at least, peak RSS at most. */
+const APNS_FAR = { perSecond: 15_000, peakRssMb: 250 };
 
 const PROVIDER_NAMES: Record<Provider, string> = { apns: "APNs", webpush: "Web Push", fcm: "FCM" };
 
@@ -648,13 +840,27 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
         label: sideLabel(provider, side),
         perSecond: median(rs.map((r) => r.perSecond)),
         cpuPer10k: median(rs.map((r) => r.cpuPer10k)),
+        // The sender's own process (or the peer's): the credential service's is in the JSON.
+        cpuUs: median(
+          rs.map(
+            (r) =>
+              (side !== "peer" && side !== "peer-h1" && side !== "raw"
+                ? r.cpuUsPerNotification[`sender-${provider}`]
+                : r.cpuUsPerNotification[side]) ?? Number.NaN,
+          ),
+        ),
+        firstDeliveryMs: median(rs.map((r) => r.firstDeliveryMs)),
+        p50Ms: median(rs.map((r) => r.p50Ms)),
+        p99Ms: median(rs.map((r) => r.p99Ms)),
         cpuBusyPct: median(rs.map((r) => r.cpuBusyPct)),
         sinkCpuPct: median(rs.map((r) => r.sinkCpuPct)),
         // The sender's own process; the credential service's is in the JSON.
         peakRssMb: Math.max(
           ...rs.map(
             (r) =>
-              (side === "herald" || side === "stubbed" ? r.peakRssMb[`sender-${provider}`] : r.peakRssMb[side]) ?? 0,
+              (side !== "peer" && side !== "peer-h1" && side !== "raw"
+                ? r.peakRssMb[`sender-${provider}`]
+                : r.peakRssMb[side]) ?? 0,
           ),
         ),
         notDelivered: rs.reduce((n, r) => n + (N - r.delivered), 0),
@@ -662,21 +868,45 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
       };
     }),
   );
-  const row = (p: Provider, s: SideKind) => rows.find((r) => r.provider === p && r.side === s)!;
+  // A side left out (--sides) reads as NaN.
+  const missing = (p: Provider, s: SideKind) => ({
+    provider: p,
+    side: s,
+    label: sideLabel(p, s),
+    perSecond: Number.NaN,
+    cpuPer10k: Number.NaN,
+    cpuUs: Number.NaN,
+    firstDeliveryMs: Number.NaN,
+    p50Ms: Number.NaN,
+    p99Ms: Number.NaN,
+    cpuBusyPct: Number.NaN,
+    sinkCpuPct: Number.NaN,
+    peakRssMb: Number.NaN,
+    notDelivered: 0,
+    firstError: undefined,
+  });
+  const row = (p: Provider, s: SideKind) => rows.find((r) => r.provider === p && r.side === s) ?? missing(p, s);
   const fmt = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
+  const sinkText =
+    SINK_KIND === "node"
+      ? `bench/push-sink.ts (Node, its own process), answering ${LATENCY_MS} ms (± 10 %) after each request, ` +
+        `${MAX_STREAMS} streams per connection`
+      : `nghttpd answering at once, ${MAX_STREAMS} streams per connection`;
+  const far = LATENCY_MS > 0 && PROVIDERS.includes("apns") ? row("apns", "herald") : undefined;
   const lines = [
-    `## Senders alone: ${N.toLocaleString("en")} notifications per side, ${IN_FLIGHT} in flight`,
+    `## Senders alone: ${N.toLocaleString("en")} notifications per side, sink ${LATENCY_MS} ms away`,
     "",
-    `Built \`herald sender-*\` (production build) with \`herald credential\`, fed DeliveryBatch messages of ${BATCH_SIZE} ` +
-      "devices straight into JetStream, timed from the first publish until the OutcomeBatch messages account for every " +
-      "device; each peer and the raw client in its own plain-Node process. Same sink, same payload, " +
-      `${IN_FLIGHT} in flight on every side (SENDER_MAX_IN_FLIGHT's default). ${ROUNDS} interleaved round(s), medians. ` +
-      `Node ${process.version}, ${CORES} cores; 1-minute load average ` +
+    `Built \`herald sender-*\` (production build, default settings) with \`herald credential\`, fed DeliveryBatch ` +
+      `messages of ${BATCH_SIZE} distinct devices straight into JetStream, timed from the first publish until the ` +
+      "OutcomeBatch messages account for every device; each peer and the raw client in its own plain-Node process. " +
+      `Same sink (${sinkText}), same payload, the same audience of ${N.toLocaleString("en")} distinct devices on ` +
+      `every side, after a warm-up of ${WARM.toLocaleString("en")} other devices. ${ROUNDS} interleaved round(s), ` +
+      `medians. Node ${process.version}, ${CORES} cores; 1-minute load average ` +
       `${Math.min(...runs.map((r) => r.load1)).toFixed(1)}–${Math.max(...runs.map((r) => r.load1)).toFixed(1)} ` +
       "at the end of the runs (anything else running on the machine shares its cores).",
     "",
-    "| provider | side | notifications/s | × raw node:http2 | Herald ÷ peer | CPU s per 10k | CPU busy % | peak RSS MB | sink CPU % |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| provider | side | notifications/s | × raw node:http2 | Herald ÷ peer | CPU µs per notification | CPU busy % | peak RSS MB | first delivery ms | p50 ms | p99 ms | sink CPU % |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...PROVIDERS.flatMap((p) => {
       const raw = row(p, "raw");
       const peer = row(p, "peer");
@@ -685,7 +915,7 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
         .map(
           (c) =>
             `| ${PROVIDER_NAMES[p]} | sink ceiling: ${c.label}${c.failed ? ` (${c.failed} failed)` : ""} | ` +
-            `${Math.round(c.perSecond)} | | | | | | |`,
+            `${Math.round(c.perSecond)} | | | | | | | | | |`,
         );
       return [
         ...sidesOf(p).map((s) => {
@@ -693,8 +923,9 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
           return (
             `| ${PROVIDER_NAMES[p]} | ${r.label}${r.notDelivered ? ` (${r.notDelivered} not delivered: ${r.firstError})` : ""} | ` +
             `${Math.round(r.perSecond)} | ${fmt(r.perSecond / raw.perSecond)} | ` +
-            `${s === "herald" ? `${fmt(r.perSecond / peer.perSecond)} (CPU ${fmt(r.cpuPer10k / peer.cpuPer10k)})` : ""} | ` +
-            `${fmt(r.cpuPer10k)} | ${Math.round(r.cpuBusyPct)} | ${Math.round(r.peakRssMb)} | ${Math.round(r.sinkCpuPct)} |`
+            `${s === "herald" || s === "before" ? `${fmt(r.perSecond / peer.perSecond)} (CPU ${fmt(r.cpuPer10k / peer.cpuPer10k)})` : ""} | ` +
+            `${fmt(r.cpuUs, 1)} | ${Math.round(r.cpuBusyPct)} | ${Math.round(r.peakRssMb)} | ` +
+            `${fmt(r.firstDeliveryMs, 0)} | ${fmt(r.p50Ms, 0)} | ${fmt(r.p99Ms, 0)} | ${Math.round(r.sinkCpuPct)} |`
           );
         }),
         ...ceilingRows,
@@ -703,54 +934,112 @@ function report(runs: Run[], ceilingRuns: CeilingRun[]) {
     "",
     "| target | measured | met |",
     "|---|---:|---|",
+    ...(far
+      ? [
+          `| one sender-apns replica ≥ ${APNS_FAR.perSecond.toLocaleString("en")}/s | ${Math.round(far.perSecond)}/s | ` +
+            `${far.perSecond >= APNS_FAR.perSecond ? "yes" : "**no**"} |`,
+          `| its peak RSS ≤ ${APNS_FAR.peakRssMb} MB | ${Math.round(far.peakRssMb)} MB | ` +
+            `${far.peakRssMb <= APNS_FAR.peakRssMb ? "yes" : "**no**"} |`,
+        ]
+      : []),
     ...TARGETS.filter((t) => PROVIDERS.includes(t.provider)).map((t) => {
       const ratio = row(t.provider, "herald").perSecond / row(t.provider, t.against).perSecond;
       const shown = t.against === "raw" ? `${Math.round(ratio * 100)} %` : `${ratio.toFixed(2)} ×`;
       return `| ${t.text} | ${shown} | ${ratio >= t.min ? "yes" : "**no**"} |`;
     }),
-    ...(PROVIDERS.includes("apns") ? ["", pipelineLimit(row("apns", "stubbed"), row("apns", "raw"))] : []),
+    ...(BEFORE
+      ? PROVIDERS.map((p) => {
+          const ratio = row(p, "herald").perSecond / row(p, "before").perSecond;
+          return (
+            `| sender-${p}: send slots sized by its connections ÷ ${BEFORE_IN_FLIGHT} in flight (before), same run | ` +
+            `${ratio.toFixed(2)} × (CPU per notification ${fmt(row(p, "herald").cpuUs / row(p, "before").cpuUs)} ×) | ` +
+            `${ratio >= 0.95 ? "yes" : "**no**"} |`
+          );
+        })
+      : []),
+    ...(PROVIDERS.includes("apns") && sidesOf("apns").includes("stubbed")
+      ? ["", pipelineLimit(row("apns", "stubbed"), row("apns", "raw"))]
+      : []),
     "",
     "Notes:",
     "",
-    "- Herald's CPU is the sender's and the credential service's (NATS server not counted); its peak RSS is the " +
-      "sender process's. CPU busy %: CPU seconds ÷ wall seconds of the side's processes (100 = one core throughout). " +
-      "Sink CPU %: nghttpd + nghttpx over the same time.",
+    "- CPU µs per notification: the sender process's own (the peer's, the raw client's) over the measured run, " +
+      "after the warm-up; the credential service's is in the JSON (cpuUsPerNotification). Peak RSS: the sender " +
+      "process's over the measured run. CPU busy %: CPU seconds ÷ wall seconds of the side's processes (100 = one " +
+      "core throughout). First delivery, p50, p99: from the first publish (a peer's start) to the sink's receipt of " +
+      "the first notification, the median one and the 99th percentile one (bench/push-sink.ts only: nghttpd keeps " +
+      "no times). Sink CPU %: the sink's processes over the same time.",
     `- Herald's processes run with the chart's default V8 settings (scripts/processes.mjs; the image's ` +
       `NODE_OPTIONS are ${HERALD_NODE_OPTIONS}): ` +
       ["credential", "sender-apns", "sender-fcm", "sender-webpush"]
         .map((role) => `${role} ${[...nodeFlagsOf(role), `NODE_OPTIONS="${nodeOptionsOf(role)}"`].join(" ")}`)
         .join("; ") +
       ". The peers and the raw client run with Node's defaults.",
-    `- Sink: nghttp2's nghttpd (1 worker, ${SINK_STREAMS} streams) serving a docroot over TLS with the simulator's ` +
-      "certificate: one device token, one FCM registration token and one Web Push subscription for every device. " +
-      "Web Push goes through nghttpx (h2 and HTTP/1.1 by ALPN, 1 worker) in front of a cleartext nghttpd on the same " +
-      "docroot for every side, because web-push speaks HTTP/1.1 only and nghttpd HTTP/2 only; sender-fcm's OAuth " +
-      "token endpoint (HTTP/1.1) is a file behind the same nghttpx.",
-    `- @parse/node-apn: Provider with token auth pointed at the sink with its \`address\`/\`port\` options; one ` +
-      `Notification sent device by device, ${IN_FLIGHT} in flight.`,
+    SINK_KIND === "node"
+      ? `- Sink: bench/push-sink.ts, node:http2 over TLS with the simulator's certificate, SETTINGS_MAX_CONCURRENT_STREAMS ` +
+        `${MAX_STREAMS}, every answer ${LATENCY_MS} ms ± 10 % after its request ended; HTTP/1.1 clients (web-push, ` +
+        "firebase-admin's legacy transport) and sender-fcm's OAuth token endpoint on its HTTP/1.1 port, answering " +
+        "as late."
+      : `- Sink: nghttp2's nghttpd (1 worker, ${MAX_STREAMS} streams) serving a docroot over TLS with the simulator's ` +
+        "certificate: a file per APNs token and Web Push endpoint of the audiences, one for FCM's send URL. " +
+        "Web Push goes through nghttpx (h2 and HTTP/1.1 by ALPN, 1 worker) in front of a cleartext nghttpd on the same " +
+        "docroot for every side, because web-push speaks HTTP/1.1 only and nghttpd HTTP/2 only; sender-fcm's OAuth " +
+        "token endpoint (HTTP/1.1) is a file behind the same nghttpx.",
+    "- Herald: every sender's defaults (packages/sender/src/sender-config.ts and each service's config.ts): " +
+      "send slots from 256 up to what the provider's connections carry (SETTINGS_MAX_CONCURRENT_STREAMS × open " +
+      "connections + 256), doubled every 200 ms while all are taken and the event loop has time " +
+      "(packages/sender/src/send-slots.ts)" +
+      (BEFORE
+        ? `; "(before)": the same build with SENDER_MAX_IN_FLIGHT=${BEFORE_IN_FLIGHT}, which gives exactly the fixed ` +
+          `${BEFORE_IN_FLIGHT} send slots of before (the cap holds them there). No regression: ` +
+          "at least 0.95 × its rate."
+        : "."),
+    "- @parse/node-apn: a Provider with its defaults (one HTTP/2 session) and token auth, pointed at the sink with its " +
+      "`address`/`port` options; one Notification sent with `send(note, tokens)`, 1,000 distinct tokens a call, 2 " +
+      "calls at once: its session carries as many streams as the sink allows.",
     `- web-push: sendNotification per message (aes128gcm encryption and a VAPID JWT per message), keep-alive ` +
-      `https.Agent with up to ${IN_FLIGHT} sockets, ${IN_FLIGHT} in flight; Herald encrypts per message too and signs ` +
-      "one VAPID JWT per origin.",
-    `- firebase-admin: sendEach of ${FCM_CHUNK} messages, ${Math.max(1, Math.floor(IN_FLIGHT / FCM_CHUNK))} calls at ` +
+      `https.Agent with up to ${PEER_IN_FLIGHT} sockets, ${PEER_IN_FLIGHT} in flight; Herald encrypts per message ` +
+      "too and signs one VAPID JWT per origin. Subscriptions differ by endpoint and auth secret and share one P-256 key.",
+    `- firebase-admin: sendEach of ${FCM_CHUNK} messages (one per distinct token), ` +
+      `${Math.max(1, Math.floor(PEER_IN_FLIGHT / FCM_CHUNK))} calls at ` +
       "once. It has no endpoint option (`fcm.googleapis.com` is a constant) and no FCM emulator. Its default HTTP/2 " +
       "transport (a new session per sendEach call) ignores AppOptions.httpAgent, so bench/peer-fcm.ts wraps " +
-      "node:http2's connect() in its own process: sessions for fcm.googleapis.com open to nghttpd (TLS, SNI " +
+      "node:http2's connect() in its own process: sessions for fcm.googleapis.com open to the sink (TLS, SNI " +
       "localhost), and their requests get `:scheme: https` instead of the SDK's `https:` (the URL's protocol with its " +
       "colon), which nghttp2 refuses as a PROTOCOL_ERROR and Google tolerates. The legacy HTTP/1.1 transport " +
-      "(enableLegacyHttpTransport) takes AppOptions.httpAgent: a keep-alive agent whose sockets open to nghttpx, " +
-      "no patching. The OAuth token comes from a custom Credential on both (google-auth-library posts to " +
-      "oauth2.googleapis.com whatever the key file's token_uri says). Everything else is the SDK's own.",
+      "(enableLegacyHttpTransport) takes AppOptions.httpAgent: a keep-alive agent whose sockets open to the sink's " +
+      "HTTP/1.1 side, no patching. The OAuth token comes from a custom Credential on both (google-auth-library posts " +
+      "to oauth2.googleapis.com whatever the key file's token_uri says). Everything else is the SDK's own.",
     "- raw node:http2: the exact request the Herald sender sends (headers and body built once with the sender's own " +
-      `payload code), 1 session, ${IN_FLIGHT} streams in flight.`,
-    "- HTTP/2 exchange stubbed: the same built sender-apns, with bench/stub-exchange.mjs preloaded: every request of " +
-      "its HTTP/2 pool answers at once with an empty 200 and nothing reaches the sink. It measures the sender's own " +
-      "work per notification: JetStream, protobuf, batching, send slots, provider token and headers, metrics, outcomes.",
+      `payload code; the path per device for APNs and Web Push), 1 session, ${MAX_STREAMS} streams in flight ` +
+      "(the sink's limit).",
+    ...(sidesOf("apns").includes("stubbed")
+      ? [
+          "- HTTP/2 exchange stubbed: the same built sender-apns, with bench/stub-exchange.mjs preloaded: every request of " +
+            "its HTTP/2 pool answers at once with an empty 200 and nothing reaches the sink. It measures the sender's own " +
+            "work per notification: JetStream, protobuf, batching, send slots, provider token and headers, metrics, outcomes.",
+        ]
+      : []),
   ];
   const table = lines.join("\n");
   console.log(`\n${table}\n`);
   writeResult(
-    `senders${QUICK ? "-quick" : ""}`,
-    { devices: N, inFlight: IN_FLIGHT, rounds: ROUNDS, node: process.version, ceilings, ceilingRuns, runs, rows },
+    LABEL ? `senders-${LABEL}` : `senders${LATENCY_MS > 0 ? `-${LATENCY_MS}ms` : ""}${QUICK ? "-quick" : ""}`,
+    {
+      devices: N,
+      warm: WARM,
+      latencyMs: LATENCY_MS,
+      maxStreams: MAX_STREAMS,
+      sink: SINK_KIND,
+      peerInFlight: PEER_IN_FLIGHT,
+      ...(SENDER_NODE_OPTIONS ? { senderNodeOptions: SENDER_NODE_OPTIONS } : {}),
+      rounds: ROUNDS,
+      node: process.version,
+      ceilings,
+      ceilingRuns,
+      runs,
+      rows,
+    },
     table,
   );
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import os from "node:os";
 import path from "node:path";
@@ -23,6 +23,11 @@ export type InfraServer = "postgres" | "nats" | "redis";
  */
 export interface PrivateInfra {
   urls: InfraUrls;
+  /**
+   * The NATS servers one by one when NATS runs as a cluster (startPrivateInfra's
+   * `natsServers` > 1; urls.natsUrl then lists every server); empty for one server.
+   */
+  natsNodes: NatsNode[];
   /** Stops the server (gracefully, as an orchestrator would), waits `downMs`, starts it again on the same port. */
   restart(server: InfraServer, opts?: { downMs?: number }): Promise<{ stoppedAt: number; upAt: number }>;
   /**
@@ -47,24 +52,35 @@ interface Server {
 /** A server that is one process of ours: it can be signalled (frozen, let go on). */
 interface ChildServer extends Server {
   signal(sig: NodeJS.Signals): void;
+  /** kill -9, resolved once the process has exited. */
+  crash(): Promise<void>;
 }
 
-export async function startPrivateInfra(): Promise<PrivateInfra> {
+export interface PrivateInfraOptions {
+  /** NATS as a JetStream cluster of this many servers on loopback (natsCluster) instead of one. */
+  natsServers?: number;
+}
+
+export async function startPrivateInfra(opts: PrivateInfraOptions = {}): Promise<PrivateInfra> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "herald-private-infra-"));
   // The postgres user must reach its data directory inside.
   chmodSync(dir, 0o755);
   const [pgPort, natsPort, redisPort] = [await freePort(), await freePort(), await freePort()];
+  const cluster =
+    (opts.natsServers ?? 1) > 1 ? await natsCluster(path.join(dir, "nats"), opts.natsServers!) : undefined;
   const servers = {
     postgres: postgresServer(path.join(dir, "pg"), pgPort),
-    nats: childServer("nats", natsBinary(), [
-      "-js",
-      "-sd",
-      path.join(dir, "nats"),
-      "-a",
-      "127.0.0.1",
-      "-p",
-      String(natsPort),
-    ]),
+    nats:
+      cluster?.server ??
+      childServer("nats", natsBinary(), [
+        "-js",
+        "-sd",
+        path.join(dir, "nats"),
+        "-a",
+        "127.0.0.1",
+        "-p",
+        String(natsPort),
+      ]),
     redis: childServer("redis", "redis-server", [
       "--port",
       String(redisPort),
@@ -80,12 +96,12 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
   } satisfies Record<InfraServer, Server>;
   const urls: InfraUrls = {
     databaseUrl: `postgres://postgres@127.0.0.1:${pgPort}/herald`,
-    natsUrl: `nats://127.0.0.1:${natsPort}`,
+    natsUrl: cluster?.url ?? `nats://127.0.0.1:${natsPort}`,
     redisUrl: `redis://127.0.0.1:${redisPort}`,
   };
   const ready: Record<InfraServer, () => Promise<void>> = {
     postgres: () => waitUntil("private PostgreSQL", () => reachable(urls.databaseUrl, 500)),
-    nats: () => waitUntil("private NATS JetStream", () => jetStreamAnswers(urls.natsUrl)),
+    nats: () => cluster?.ready() ?? waitUntil("private NATS JetStream", () => jetStreamAnswers(urls.natsUrl)),
     redis: () => waitUntil("private Redis", () => reachable(urls.redisUrl, 500)),
   };
   const onExit = () => {
@@ -113,6 +129,7 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
   }
   return {
     urls,
+    natsNodes: cluster?.nodes ?? [],
     start,
     stop: (name) => servers[name].stop(),
     async restart(name, opts = {}) {
@@ -172,6 +189,14 @@ function childServer(label: string, binary: string, args: string[]): ChildServer
       if (!child || child.exitCode !== null || child.signalCode !== null)
         throw new Error(`private ${label} is not running`);
       child.kill(sig);
+    },
+    async crash() {
+      const c = child;
+      if (!c || c.exitCode !== null || c.signalCode !== null) throw new Error(`private ${label} is not running`);
+      stopping = true;
+      const exited = once(c, "exit");
+      c.kill("SIGKILL");
+      await exited;
     },
     kill() {
       if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -248,12 +273,124 @@ function natsBinary(): string {
   return "nats-server";
 }
 
+/** One server of a private NATS cluster. */
+export interface NatsNode {
+  /** Its server_name: what JetStream's stream info names as a leader or replica. */
+  name: string;
+  url: string;
+  /** Its HTTP monitoring port's origin (/healthz, /jsz). */
+  monitorUrl: string;
+  /** kill -9; resolved once the process has exited. */
+  crash(): Promise<void>;
+  /** Graceful stop (SIGTERM), as an orchestrator's rolling upgrade does. */
+  stop(): Promise<void>;
+  /** Starts it again on the same ports and store; resolved once its /healthz answers 200 (ready()). */
+  start(): Promise<void>;
+  /**
+   * Waits until the server's /healthz answers 200: since NATS 2.9 only once it has caught
+   * up with the cluster's JetStream state (the readiness the official chart probes).
+   */
+  ready(): Promise<void>;
+}
+
+export interface NatsCluster {
+  nodes: NatsNode[];
+  /** Every server's client URL, comma-separated: Herald's NATS_URL. */
+  url: string;
+  /** All servers as one (start, stop, freeze together). */
+  server: ChildServer;
+  /** Every server healthy and JetStream answering through the list. */
+  ready(): Promise<void>;
+}
+
+/**
+ * `size` nats-server processes with JetStream, routed to each other on loopback (cluster
+ * "herald"), each with its own store under `dir` and a server tag `node:<i>`; nothing is
+ * started yet (server.start(), then ready()). Used by startPrivateInfra({ natsServers }).
+ */
+export async function natsCluster(dir: string, size: number): Promise<NatsCluster> {
+  const ports = [];
+  for (let i = 0; i < size; i++)
+    ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
+  const routes = ports.map((p) => `"nats://127.0.0.1:${p.route}"`).join(", ");
+  const nodes = ports.map((p, i): NatsNode & { server: ChildServer } => {
+    const name = `nats-${i}`;
+    const store = path.join(dir, name);
+    mkdirSync(store, { recursive: true });
+    const conf = path.join(dir, `${name}.conf`);
+    writeFileSync(
+      conf,
+      [
+        `server_name: "${name}"`,
+        `listen: "127.0.0.1:${p.client}"`,
+        `http: "127.0.0.1:${p.monitor}"`,
+        `server_tags: ["node:${i}"]`,
+        `jetstream { store_dir: "${store}" }`,
+        `cluster { name: "herald", listen: "127.0.0.1:${p.route}", routes: [${routes}] }`,
+        "",
+      ].join("\n"),
+    );
+    const server = childServer(name, natsBinary(), ["-c", conf]);
+    const monitorUrl = `http://127.0.0.1:${p.monitor}`;
+    const ready = () => waitUntil(`${name} healthy`, () => healthy(monitorUrl), 60_000, 100);
+    return {
+      name,
+      url: `nats://127.0.0.1:${p.client}`,
+      monitorUrl,
+      server,
+      crash: () => server.crash(),
+      stop: () => server.stop(),
+      start: async () => {
+        await server.start();
+        await ready();
+      },
+      ready,
+    };
+  });
+  const url = nodes.map((n) => n.url).join(",");
+  return {
+    nodes,
+    url,
+    server: {
+      start: async () => {
+        await Promise.all(nodes.map((n) => n.server.start()));
+      },
+      stop: async () => {
+        await Promise.all(nodes.map((n) => n.server.stop()));
+      },
+      kill: () => {
+        for (const n of nodes) n.server.kill();
+      },
+      signal: (sig) => {
+        for (const n of nodes) n.server.signal(sig);
+      },
+      crash: async () => {
+        await Promise.all(nodes.map((n) => n.server.crash()));
+      },
+    },
+    ready: async () => {
+      await Promise.all(nodes.map((n) => n.ready()));
+      await waitUntil("private NATS cluster's JetStream", () => jetStreamAnswers(url));
+    },
+  };
+}
+
+async function healthy(monitorUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${monitorUrl}/healthz`, { signal: AbortSignal.timeout(1_000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
 async function jetStreamAnswers(url: string): Promise<boolean> {
   const { connect } = await import("@nats-io/transport-node");
   const { jetstreamManager } = await import("@nats-io/jetstream");
   let nc: Awaited<ReturnType<typeof connect>> | undefined;
   try {
-    nc = await connect({ servers: url, timeout: 1_000 });
+    nc = await connect({ servers: url.split(","), timeout: 1_000 });
     await (await jetstreamManager(nc)).getAccountInfo();
     return true;
   } catch {

@@ -257,8 +257,13 @@ const configs = {
     }),
     fcmRateLimitPerMinute: intOrNull(1, 100000000, "FCM_RATE_LIMIT_PER_MINUTE"),
     fcmRateWindowMs: intOrNull(100, 60000, "FCM_RATE_WINDOW_MS"),
+    fcmMaxConnections: intOrNull(1, 100, "FCM_MAX_CONNECTIONS"),
   },
-  senderWebpush: { ...senderConfig, encryptThreads: intOrNull(0, 64, "WEBPUSH_ENCRYPT_THREADS") },
+  senderWebpush: {
+    ...senderConfig,
+    encryptThreads: intOrNull(0, 64, "WEBPUSH_ENCRYPT_THREADS"),
+    webpushMaxConnections: intOrNull(1, 100, "WEBPUSH_MAX_CONNECTIONS"),
+  },
 };
 
 const kinds = {
@@ -337,6 +342,12 @@ const schema = {
         pattern: "^(|[^/\\s:]+(:[0-9]{1,5})?)$",
         description: "host:port of the NATS monitoring endpoint (KEDA).",
       }),
+      streamReplicas: int(1, 5, "NATS_STREAM_REPLICAS: replicas of every stream (1 on one server, 3 on a cluster)."),
+      placementTags: {
+        type: "array",
+        items: str({ pattern: "^[^,\\s]+$" }),
+        description: "NATS_STREAM_PLACEMENT_TAGS: server tags every stream's replicas are placed on.",
+      },
     }),
     redis: obj({
       url: str({ pattern: "^(|rediss?://\\S+)$", description: "REDIS_URL" }),

@@ -234,9 +234,11 @@ senderFcm:
   fcmTokenUrl: FCM_TOKEN_URL
   fcmRateLimitPerMinute: FCM_RATE_LIMIT_PER_MINUTE
   fcmRateWindowMs: FCM_RATE_WINDOW_MS
+  fcmMaxConnections: FCM_MAX_CONNECTIONS
 senderWebpush:
 {{ include "herald.senderConfigEnvNames" . | indent 2 }}
   encryptThreads: WEBPUSH_ENCRYPT_THREADS
+  webpushMaxConnections: WEBPUSH_MAX_CONNECTIONS
 {{- end -}}
 
 {{/*
@@ -555,6 +557,10 @@ in the container itself.
 {{- end -}}
 {{- if has "nats" $c.infra -}}
 {{- $_ := set $data "NATS_NAMESPACE" (toString ($root.Values.nats.namespace | default "")) -}}
+{{- $_ := set $data "NATS_STREAM_REPLICAS" (include "herald.envValue" ($root.Values.nats.streamReplicas | default 1)) -}}
+{{- if include "herald.isSet" $root.Values.nats.placementTags -}}
+{{- $_ := set $data "NATS_STREAM_PLACEMENT_TAGS" (include "herald.envValue" $root.Values.nats.placementTags) -}}
+{{- end -}}
 {{- end -}}
 {{- if has "redis" $c.infra -}}
 {{- $_ := set $data "REDIS_KEY_PREFIX" (toString ($root.Values.redis.keyPrefix | default "herald:")) -}}

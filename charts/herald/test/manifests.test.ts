@@ -879,6 +879,7 @@ describe("environment", () => {
         "HERALD_WEBPUSH_ALLOW_PRIVATE",
         "HERALD_WEBPUSH_ALLOWED_HOSTS",
         "NATS_NAMESPACE",
+        "NATS_STREAM_REPLICAS",
         "REDIS_KEY_PREFIX",
       ];
       for (const name of SHARED) {
@@ -908,6 +909,23 @@ describe("environment", () => {
       expect(envOf("production-ha", role, "LOG_LEVEL"), role).toBe("info");
     }
     expect(envOf("dev", "sender-fcm", "NATS_NAMESPACE")).toBe("dev");
+  });
+
+  it("production-ha replicates every stream on three NATS servers; one replica by default", () => {
+    for (const [set, replicas] of [
+      ["production-ha", "3"],
+      ["defaults", "1"],
+    ] as const) {
+      const objs = objectsOf(set);
+      const readers = heraldDeployments(objs).filter((d) => specNames(roleOf(d)).has("NATS_STREAM_REPLICAS"));
+      // Every component that creates streams: all but the gateway.
+      expect(readers.map(roleOf).sort(), set).toEqual(ROLE_NAMES.filter((r) => r !== "gateway").sort());
+      for (const d of readers) {
+        const env = containerEnv(objs, mainContainer(d));
+        expect(envValue(env, "NATS_STREAM_REPLICAS"), `${set} ${roleOf(d)}`).toBe(replicas);
+        expect(env.has("NATS_STREAM_PLACEMENT_TAGS"), `${set} ${roleOf(d)}`).toBe(false);
+      }
+    }
   });
 
   it.each(SETS)("%s: V8's old generation fits each container's memory limit (NODE_OPTIONS)", (set) =>

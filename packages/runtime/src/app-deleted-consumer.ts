@@ -49,7 +49,7 @@ export interface AppDeletedConsumerOptions {
  */
 export async function startAppDeletedConsumer(opts: AppDeletedConsumerOptions): Promise<PullConsumer> {
   const { nc, names, log } = opts;
-  await ensureStream(nc, eventsStreamConfig(names));
+  await ensureStream(nc, eventsStreamConfig(names), log);
   const subjects = [{ durable: opts.durable, subject: names.appDeleted }];
   if (opts.legacyDurable !== undefined) {
     subjects.push({ durable: opts.legacyDurable, subject: names.legacyAppDeleted });

@@ -230,4 +230,10 @@ describe("consumerConfig", () => {
       consumerConfig({ stream: "S", durable: "d", filterSubject: "a.b", ackWaitMs: 30_000, maxAckPending: 10 }),
     ).toMatchObject({ durable_name: "d", filter_subject: "a.b", ack_wait: 30_000_000_000, max_ack_pending: 10 });
   });
+
+  it("leaves the replicas to the stream's unless the spec sets them", () => {
+    const spec = { stream: "S", durable: "d", filterSubject: "a.b", ackWaitMs: 30_000 };
+    expect(consumerConfig(spec)).not.toHaveProperty("num_replicas");
+    expect(consumerConfig({ ...spec, replicas: 3 })).toMatchObject({ num_replicas: 3 });
+  });
 });

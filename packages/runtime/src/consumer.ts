@@ -11,7 +11,7 @@ import {
 } from "@nats-io/jetstream";
 import { nanos, type NatsConnection } from "@nats-io/transport-node";
 import type { Logger } from "pino";
-import { PULL_EXPIRES_MS } from "./nats.js";
+import { PULL_EXPIRES_MS, retryJetStreamApi } from "./nats.js";
 import { readyBatches } from "./ready-batches.js";
 
 /**
@@ -28,6 +28,11 @@ export interface DurableConsumerSpec {
   ackWaitMs: number;
   /** Unacked messages the server lets out at once, over every replica; its default when unset. */
   maxAckPending?: number;
+  /**
+   * Replicas of the consumer's state. Unset: the stream's (NATS_STREAM_REPLICAS), which the
+   * server also applies to the durable when the stream is scaled (ensureStream).
+   */
+  replicas?: number;
 }
 
 /** The JetStream config of a spec: deliver everything, explicit acks, redeliver without limit. */
@@ -40,31 +45,46 @@ export function consumerConfig(spec: DurableConsumerSpec): Partial<ConsumerConfi
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: -1,
     ...(spec.maxAckPending === undefined ? {} : { max_ack_pending: spec.maxAckPending }),
+    ...(spec.replicas === undefined ? {} : { num_replicas: spec.replicas }),
   };
 }
 
 /** Fields the server lets an existing consumer change, compared to decide on an update. */
-const UPDATABLE = ["filter_subject", "ack_wait", "max_deliver", "max_ack_pending"] as const;
+const UPDATABLE = ["filter_subject", "ack_wait", "max_deliver", "max_ack_pending", "num_replicas"] as const;
 
 /**
  * Creates the durable consumer, or brings an existing one to the spec: a release that
  * changes a consumer's settings has them applied when it starts, not only on a fresh
  * install. Returns the fields that were changed (none when created or already right).
  */
-export async function ensureConsumer(jsm: JetStreamManager, spec: DurableConsumerSpec): Promise<string[]> {
+export async function ensureConsumer(
+  jsm: JetStreamManager,
+  spec: DurableConsumerSpec,
+  log?: Logger,
+): Promise<string[]> {
   const wanted = consumerConfig(spec);
-  let current: Partial<ConsumerConfig>;
-  try {
-    current = (await jsm.consumers.info(spec.stream, spec.durable)).config;
-  } catch (err) {
-    if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound)) throw err;
+  // Timeouts are repeated (retryJetStreamApi): on a cluster, creating a consumer waits for its replicas' election.
+  const retry = <T>(what: string, call: () => Promise<T>) =>
+    retryJetStreamApi(call, { what: `${what} ${spec.durable}`, log });
+  const current = await retry("consumer info", () =>
+    jsm.consumers.info(spec.stream, spec.durable).then(
+      (info): Partial<ConsumerConfig> | undefined => info.config,
+      (err: unknown) => {
+        if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return undefined;
+        throw err;
+      },
+    ),
+  );
+  if (!current) {
     // Replicas starting together may both add it; the server accepts an identical config twice.
-    await jsm.consumers.add(spec.stream, wanted);
+    await retry("consumer create", () => jsm.consumers.add(spec.stream, wanted));
     return [];
   }
   const changed = UPDATABLE.filter((k) => wanted[k] !== undefined && wanted[k] !== current[k]);
   if (changed.length > 0) {
-    await jsm.consumers.update(spec.stream, spec.durable, Object.fromEntries(changed.map((k) => [k, wanted[k]])));
+    await retry("consumer update", () =>
+      jsm.consumers.update(spec.stream, spec.durable, Object.fromEntries(changed.map((k) => [k, wanted[k]]))),
+    );
   }
   return changed;
 }
@@ -126,9 +146,12 @@ export async function startPullConsumer(
   spec: DurableConsumerSpec,
   handler: PullHandler,
 ): Promise<PullConsumer> {
-  const changed = await ensureConsumer(await jetstreamManager(nc), spec);
+  const changed = await ensureConsumer(await jetstreamManager(nc), spec, handler.log);
   if (changed.length > 0) handler.log.info({ consumer: spec.durable, changed }, "consumer config updated");
-  const consumer = await jetstream(nc).consumers.get(spec.stream, spec.durable);
+  const consumer = await retryJetStreamApi(() => jetstream(nc).consumers.get(spec.stream, spec.durable), {
+    what: `consumer get ${spec.durable}`,
+    log: handler.log,
+  });
   return runPullLoop(consumer, { ...handler, name: spec.durable });
 }
 

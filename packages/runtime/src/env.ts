@@ -60,6 +60,17 @@ export const int = (name: string, fallback?: number, min = 0, max = Number.MAX_S
   return fallback === undefined ? { name, parse } : { name, parse, default: fallback };
 };
 
+/** A comma-separated list: blanks around items and empty items are dropped; unset is []. */
+export const list = (name: string): EnvVar<string[]> => ({
+  name,
+  default: [],
+  parse: (s) =>
+    s
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean),
+});
+
 export const port = (name: string, fallback: number): EnvVar<number> => int(name, fallback, 0, 65535);
 
 export const bool = (name: string, fallback: boolean): EnvVar<boolean> => ({
@@ -129,6 +140,14 @@ export const logLevel = (name = "LOG_LEVEL"): EnvVar<string> => ({
 export const commonEnv = {
   logLevel: logLevel(),
   databaseUrl: url("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/herald"),
+  /** One server, or every server of a cluster: comma-separated (packages/runtime/src/nats.ts). */
   natsUrl: str("NATS_URL", "nats://127.0.0.1:4222"),
   natsNamespace: str("NATS_NAMESPACE", ""),
+  /**
+   * Replicas of every stream Herald creates (streams.ts, StreamReplication): 1 for a single
+   * server, 3 on a NATS cluster of three or more. JetStream allows at most 5.
+   */
+  natsStreamReplicas: int("NATS_STREAM_REPLICAS", 1, 1, 5),
+  /** Placement tags of every stream (servers' `server_tags`); none by default. */
+  natsPlacementTags: list("NATS_STREAM_PLACEMENT_TAGS"),
 };

@@ -27,12 +27,27 @@ export async function startWithClosers<T extends object>(
   }
 }
 
-/** Where a service keeps its data: its PostgreSQL schema and its NATS namespace (commonEnv). */
-export interface ServiceDataConfig {
+/** Where a service keeps its data: its PostgreSQL schema and its NATS namespace and replication (commonEnv). */
+export interface ServiceDataConfig extends NatsStreamsConfig {
   databaseUrl: string;
   schema: string;
   natsUrl: string;
+}
+
+/** The common variables that name and replicate the streams (commonEnv). */
+export interface NatsStreamsConfig {
   natsNamespace: string;
+  /** NATS_STREAM_REPLICAS; 1 when absent (a config built by hand, e.g. in a test). */
+  natsStreamReplicas?: number;
+  natsPlacementTags?: string[];
+}
+
+/** The streams' names and replication of a service's configuration. */
+export function configuredStreams(config: NatsStreamsConfig): StreamNames {
+  return streamNames(config.natsNamespace, {
+    replicas: config.natsStreamReplicas ?? 1,
+    placementTags: config.natsPlacementTags ?? [],
+  });
 }
 
 export interface ServiceData {
@@ -59,7 +74,7 @@ export async function openServiceData(
   const pool = createPool({ url: config.databaseUrl, schema: config.schema, log });
   closers.add(() => pool.end());
   await migrate(pool, config.schema, opts.migrations, log);
-  return { pool, nc, names: streamNames(config.natsNamespace) };
+  return { pool, nc, names: configuredStreams(config) };
 }
 
 /** The admin server of a service that keeps data: ready while PostgreSQL and NATS answer. */

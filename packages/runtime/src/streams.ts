@@ -6,11 +6,28 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 
 /**
- * JetStream names, in one place. A namespace (env NATS_NAMESPACE, empty by default)
- * prefixes every stream and subject, so that tests, or two Herald installs sharing one
- * NATS, never see each other's messages.
+ * How every stream Herald creates is replicated (env NATS_STREAM_REPLICAS,
+ * NATS_STREAM_PLACEMENT_TAGS). Durable consumers follow their stream's replicas
+ * (consumer.ts). An existing stream with fewer replicas is scaled up when a service starts
+ * (ensureStream in nats.ts).
+ */
+export interface StreamReplication {
+  /** 1 on a single server; 3 on a cluster, so that losing one server loses nothing. */
+  replicas: number;
+  /** Servers whose `server_tags` include every one of these hold the replicas; none: any. */
+  placementTags: string[];
+}
+
+export const SINGLE_REPLICA: StreamReplication = { replicas: 1, placementTags: [] };
+
+/**
+ * JetStream names, and how the streams are replicated, in one place. A namespace (env
+ * NATS_NAMESPACE, empty by default) prefixes every stream and subject, so that tests, or
+ * two Herald installs sharing one NATS, never see each other's messages.
  */
 export interface StreamNames {
+  /** Applied by every *StreamConfig() below. */
+  replication: StreamReplication;
   /** Domain events that more than one service reacts to. */
   eventsStream: string;
   /** herald.v1.AppDeleted (protobuf), published by the credential service. */
@@ -39,10 +56,11 @@ export interface StreamNames {
 
 export type PlatformSubject = "ios" | "android" | "web";
 
-export function streamNames(namespace = ""): StreamNames {
+export function streamNames(namespace = "", replication: StreamReplication = SINGLE_REPLICA): StreamNames {
   const subj = (s: string) => (namespace ? `${namespace}.${s}` : s);
   const stream = (s: string) => (namespace ? `${namespace}_${s}` : s);
   return {
+    replication,
     eventsStream: stream("EVENTS"),
     appDeleted: subj("app.deleted.v2"),
     legacyAppDeleted: subj("app.deleted"),
@@ -58,8 +76,20 @@ export function streamNames(namespace = ""): StreamNames {
   };
 }
 
-export function eventsStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
+export type HeraldStreamConfig = Partial<StreamConfig> & { name: string; subjects: string[] };
+
+/** The replica count and placement of every stream (StreamReplication). */
+function replicated(names: StreamNames): Pick<StreamConfig, "num_replicas" | "placement"> {
+  const { replicas, placementTags } = names.replication;
   return {
+    num_replicas: replicas,
+    ...(placementTags.length > 0 ? { placement: { cluster: "", tags: placementTags } } : {}),
+  };
+}
+
+export function eventsStreamConfig(names: StreamNames): HeraldStreamConfig {
+  return {
+    ...replicated(names),
     name: names.eventsStream,
     subjects: [names.appDeleted, names.legacyAppDeleted, names.deviceInvalidated],
     retention: RetentionPolicy.Limits,
@@ -70,8 +100,9 @@ export function eventsStreamConfig(names: StreamNames): Partial<StreamConfig> & 
 }
 
 /** Work-queue retention: a batch is gone once a sender acks it. */
-export function deliveryStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
+export function deliveryStreamConfig(names: StreamNames): HeraldStreamConfig {
   return {
+    ...replicated(names),
     name: names.deliveryStream,
     subjects: (["ios", "android", "web"] as const).map((p) => names.delivery(p)),
     retention: RetentionPolicy.Workqueue,
@@ -81,8 +112,9 @@ export function deliveryStreamConfig(names: StreamNames): Partial<StreamConfig> 
   };
 }
 
-export function outcomesStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
+export function outcomesStreamConfig(names: StreamNames): HeraldStreamConfig {
   return {
+    ...replicated(names),
     name: names.outcomesStream,
     subjects: [names.outcomesWildcard],
     retention: RetentionPolicy.Workqueue,
@@ -96,8 +128,9 @@ export function outcomesStreamConfig(names: StreamNames): Partial<StreamConfig> 
  * by the event id (Nats-Msg-Id) for an hour, so a producer retrying a publish, or
  * publishing again after a crash, sends an event once.
  */
-export function webhooksStreamConfig(names: StreamNames): Partial<StreamConfig> & { name: string; subjects: string[] } {
+export function webhooksStreamConfig(names: StreamNames): HeraldStreamConfig {
   return {
+    ...replicated(names),
     name: names.webhooksStream,
     subjects: [names.webhookEvents],
     retention: RetentionPolicy.Limits,

@@ -71,9 +71,9 @@ interface Deps extends DeliveryConsumerOptions {
 export async function startDeliveryConsumer(opts: DeliveryConsumerOptions): Promise<DeliveryConsumer> {
   const { nc, names, platform, log } = opts;
   const ackWaitMs = opts.ackWaitMs ?? 60_000;
-  await ensureStream(nc, deliveryStreamConfig(names));
-  await ensureStream(nc, outcomesStreamConfig(names));
-  await ensureStream(nc, eventsStreamConfig(names));
+  await ensureStream(nc, deliveryStreamConfig(names), log);
+  await ensureStream(nc, outcomesStreamConfig(names), log);
+  await ensureStream(nc, eventsStreamConfig(names), log);
   const deps: Deps = { ...opts, js: jetstream(nc), ackWaitMs };
   return startPullConsumer(
     nc,

@@ -128,7 +128,16 @@ export class Connection {
 
   /** Whether it can take one more stream now. */
   hasRoom(): boolean {
-    return this.state === "open" && this.active < (this.trusted ? this.peerLimit : Math.min(1, this.peerLimit));
+    return this.active < this.streamLimit();
+  }
+
+  /**
+   * Streams it may carry at once now: the peer's latest SETTINGS (capped by maxStreams),
+   * one until trusted, none unless open. A lowered limit holds from the moment it arrives.
+   */
+  streamLimit(): number {
+    if (this.state !== "open") return 0;
+    return this.trusted ? this.peerLimit : Math.min(1, this.peerLimit);
   }
 
   /** The peer accepted our credentials: as many streams as its SETTINGS allow from now on. */

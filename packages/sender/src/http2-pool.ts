@@ -67,6 +67,17 @@ const CLOSE_GRACE_MS = 5_000;
 const ASSUMED_STREAMS = 100;
 
 /**
+ * What sizes a sender's sends in flight (packages/sender/src/send-slots.ts): the streams
+ * its provider connections carry at once, and word when that changes.
+ */
+export interface SendCapacity {
+  /** Requests the open connections may carry at once now, summed over every origin and group. */
+  streamCapacity(): number;
+  /** `listener` runs whenever streamCapacity() may have changed (SETTINGS, trust, a connection opening or leaving). */
+  watchCapacity(listener: () => void): void;
+}
+
+/**
  * The HTTP/2 client every sender uses (APNs, FCM, Web Push): connections pooled per
  * (origin, group), each carrying as many streams as the peer's SETTINGS allow (one until
  * trusted, when `accepted` is given), at most maxConnections per pool, further requests
@@ -76,7 +87,7 @@ const ASSUMED_STREAMS = 100;
  * seeing it. One timer per pool sweeps request and connect deadlines, PING keep-alive
  * and idle connections; it runs only while there is something to watch.
  */
-export class Http2Pool implements Http2Client, StreamOwner {
+export class Http2Pool implements Http2Client, StreamOwner, SendCapacity {
   readonly maxResponseBytes: number;
   private readonly groups = new Map<string, Map<string, Group>>();
   private groupCount = 0;
@@ -91,6 +102,8 @@ export class Http2Pool implements Http2Client, StreamOwner {
   private readonly maxStreams: number;
   private timer: NodeJS.Timeout | undefined;
   private closing = false;
+  private readonly capacityListeners: (() => void)[] = [];
+  private capacity = 0;
 
   constructor(private readonly opts: Http2PoolOptions) {
     this.maxResponseBytes = opts.maxResponseBytes ?? 64 * 1024;
@@ -152,6 +165,23 @@ export class Http2Pool implements Http2Client, StreamOwner {
     return { origins: this.groupCount, connections: this.conns.size, streams, queued };
   }
 
+  streamCapacity(): number {
+    return this.capacity;
+  }
+
+  watchCapacity(listener: () => void): void {
+    this.capacityListeners.push(listener);
+  }
+
+  /** Sums the connections' stream limits again (on their events, not per stream) and tells the watchers of a change. */
+  private recount(): void {
+    let capacity = 0;
+    for (const c of this.conns) capacity += c.streamLimit();
+    if (capacity === this.capacity) return;
+    this.capacity = capacity;
+    for (const listener of this.capacityListeners) listener();
+  }
+
   /** Fails queued requests, lets running ones finish (up to a grace period) and closes every connection. */
   async close(): Promise<void> {
     this.closing = true;
@@ -193,7 +223,10 @@ export class Http2Pool implements Http2Client, StreamOwner {
         conn.answers++;
         conn.answered = true;
         group.failures = 0;
-        if (!conn.trusted && this.opts.accepted?.(x.status, body)) conn.markTrusted();
+        if (!conn.trusted && this.opts.accepted?.(x.status, body)) {
+          conn.markTrusted();
+          this.recount();
+        }
         this.succeed(x, new Answer(x.status, x.headers!, body, conn));
       } else if (conn.neverProcessed(stream)) {
         this.requeueOrFail(x, x.streamError ?? new Http2PoolError("stream refused", "ERR_HTTP2_REFUSED_STREAM"));
@@ -320,8 +353,14 @@ export class Http2Pool implements Http2Client, StreamOwner {
         lookup: this.opts.lookup,
         fatalConnectError: this.opts.fatalConnectError,
         log: this.opts.log,
-        onCapacity: () => this.dispatch(group),
-        onDraining: () => this.dispatch(group),
+        onCapacity: () => {
+          this.recount();
+          this.dispatch(group);
+        },
+        onDraining: () => {
+          this.recount();
+          this.dispatch(group);
+        },
         onClose: (c) => this.connectionClosed(group, c),
       },
       Date.now(),
@@ -335,6 +374,7 @@ export class Http2Pool implements Http2Client, StreamOwner {
     const i = group.conns.indexOf(conn);
     if (i >= 0) group.conns.splice(i, 1);
     this.conns.delete(conn);
+    this.recount();
     if (!conn.answered) group.failures++;
     const usable = group.conns.some((c) => c.state === "open");
     if (!usable && group.queue.length > 0 && (conn.fatal || group.failures >= MAX_CONNECT_FAILURES)) {

@@ -1,6 +1,7 @@
 export * from "./provider.js";
 export * from "./retry-policy.js";
 export * from "./limiter.js";
+export * from "./send-slots.js";
 export * from "./credentials-cache.js";
 export * from "./batch-processor.js";
 export * from "./delivery-consumer.js";

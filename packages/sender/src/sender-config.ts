@@ -1,8 +1,8 @@
 import { commonEnv, int, port, url } from "@herald/runtime";
 
 // Senders keep no database: only NATS and logging of the common variables.
-const { logLevel, natsUrl, natsNamespace } = commonEnv;
-const natsAndLogging = { logLevel, natsUrl, natsNamespace };
+const { logLevel, natsUrl, natsNamespace, natsStreamReplicas, natsPlacementTags } = commonEnv;
+const natsAndLogging = { logLevel, natsUrl, natsNamespace, natsStreamReplicas, natsPlacementTags };
 
 /** Environment every sender shares; a sender spreads this into its own spec. */
 export function senderEnv(defaultAdminPort: number) {
@@ -11,7 +11,11 @@ export function senderEnv(defaultAdminPort: number) {
     adminPort: port("ADMIN_PORT", defaultAdminPort),
     credentialUrl: url("CREDENTIAL_URL", "http://127.0.0.1:7003"),
     concurrentBatches: int("SENDER_CONCURRENT_BATCHES", 8, 1, 1_000),
-    maxInFlight: int("SENDER_MAX_IN_FLIGHT", 256, 1, 100_000),
+    /**
+     * A memory cap on sends in flight: below it, the provider connections' streams decide
+     * (send-slots.ts). 4,096 is above what the default batches hold (8 × 500 devices).
+     */
+    maxInFlight: int("SENDER_MAX_IN_FLIGHT", 4_096, 1, 100_000),
     retryMaxAttempts: int("SENDER_RETRY_MAX_ATTEMPTS", 6, 1, 100),
     retryBaseMs: int("SENDER_RETRY_BASE_MS", 500, 1, 600_000),
     retryMaxDelayMs: int("SENDER_RETRY_MAX_DELAY_MS", 30_000, 1, 3_600_000),
@@ -29,6 +33,8 @@ export interface SenderConfig {
   logLevel: string;
   natsUrl: string;
   natsNamespace: string;
+  natsStreamReplicas: number;
+  natsPlacementTags: string[];
   adminPort: number;
   credentialUrl: string;
   concurrentBatches: number;

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import type { Limiter } from "./limiter.js";
 import type { SendResult } from "./provider.js";
 
 /** Which provider a platform's sender talks to, for the provider-facing series. */
@@ -23,8 +24,28 @@ function memo<T>(fn: (key: string) => T): (key: string) => T {
 }
 
 /** What a sender reports to Prometheus. Labels are bounded: platform, provider, result, status class. */
-export function senderMetrics(registry: Registry, platform: keyof typeof PROVIDER) {
+export function senderMetrics(registry: Registry, platform: keyof typeof PROVIDER, sendSlots?: Limiter) {
   const provider = PROVIDER[platform];
+  if (sendSlots) {
+    new Gauge({
+      name: "herald_sender_send_slots",
+      help: "Sends this replica lets in flight at once: its provider connections' streams plus a queue margin, capped by SENDER_MAX_IN_FLIGHT",
+      labelNames: ["platform"],
+      registers: [registry],
+      collect() {
+        this.set({ platform }, sendSlots.size);
+      },
+    });
+    new Gauge({
+      name: "herald_sender_sends_in_flight",
+      help: "Sends holding a send slot (on a stream or waiting for one)",
+      labelNames: ["platform"],
+      registers: [registry],
+      collect() {
+        this.set({ platform }, sendSlots.holders);
+      },
+    });
+  }
   const attempts = new Counter({
     name: "herald_sender_attempts_total",
     help: "Send attempts by result (delivered, bounced, failed, retry, throttled: a retry the provider asked for by rate-limiting)",

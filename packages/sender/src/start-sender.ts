@@ -8,15 +8,16 @@ import {
   createRpcClient,
   startAdminServer,
   natsReady,
-  streamNames,
+  configuredStreams,
   type Logger,
   type ReadyCheck,
 } from "@herald/runtime";
 import { BatchProcessor } from "./batch-processor.js";
 import { CredentialsCache } from "./credentials-cache.js";
 import { startDeliveryConsumer } from "./delivery-consumer.js";
-import { Limiter } from "./limiter.js";
+import type { SendCapacity } from "./http2-pool.js";
 import type { Provider } from "./provider.js";
+import { sendSlots } from "./send-slots.js";
 import type { SenderConfig } from "./sender-config.js";
 import { senderMetrics } from "./sender-metrics.js";
 
@@ -40,11 +41,18 @@ export interface RunningSender {
 export async function startSender<C>(
   config: SenderConfig,
   provider: Provider<C>,
-  deps: { log: Logger /** What else must answer for the sender to be ready (e.g. Redis). */; ready?: ReadyCheck },
+  deps: {
+    log: Logger;
+    /** What else must answer for the sender to be ready (e.g. Redis). */
+    ready?: ReadyCheck;
+    /** The provider's HTTP/2 connections: they size the sends in flight (send-slots.ts). */
+    capacity?: SendCapacity;
+  },
 ): Promise<RunningSender> {
   const { log } = deps;
   const registry = createMetricsRegistry(`sender-${provider.platform}`);
-  const metrics = senderMetrics(registry, provider.platform);
+  const sendLimiter = sendSlots(config.maxInFlight, deps.capacity);
+  const metrics = senderMetrics(registry, provider.platform, sendLimiter);
   provider.registerMetrics?.(registry);
   const credentialRpc = createRpcClient(CredentialService, config.credentialUrl);
   const platform = platformFromSubject(provider.platform);
@@ -56,7 +64,7 @@ export async function startSender<C>(
   const processor = new BatchProcessor<C>({
     provider,
     credentials,
-    sendLimiter: new Limiter(config.maxInFlight),
+    sendLimiter,
     policy: {
       maxAttempts: config.retryMaxAttempts,
       baseDelayMs: config.retryBaseMs,
@@ -68,7 +76,7 @@ export async function startSender<C>(
   const nc = await connectNats(config.natsUrl, `sender-${provider.platform}`, log);
   const consumer = await startDeliveryConsumer({
     nc,
-    names: streamNames(config.natsNamespace),
+    names: configuredStreams(config),
     platform: provider.platform,
     processor: processor as BatchProcessor<unknown>,
     log,
@@ -90,6 +98,7 @@ export async function startSender<C>(
     adminPort: admin.port,
     async close() {
       await consumer.stop();
+      sendLimiter.stop?.();
       await nc.drain();
       await provider.close();
       credentialRpc.close();

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ensureCertificates } from "@herald/provider-sim/ca";
 import { DEFAULT_CERT_DIR } from "@herald/provider-sim/config";
 import { Http2Pool, isNoH2, type Http2PoolOptions, type Http2Response } from "../src/http2-pool.js";
+import type { Limiter } from "../src/limiter.js";
+import { QUEUED_SENDS, SendSlots } from "../src/send-slots.js";
 import { waitUntil } from "../../../test/support/wait.js";
 
 // The shared pool against a real HTTP/2 peer on loopback that misbehaves on purpose:
@@ -199,6 +201,118 @@ describe("Http2Pool", () => {
     await Promise.all(range(100).map((i) => send(i)));
     expect(p.sessions).toHaveLength(1);
     expect(p.sessions[0]!.max).toBe(20);
+  });
+
+  it("counts its stream capacity from the peer's SETTINGS, one until trusted, and tells its watchers", async () => {
+    const p = await peer(ok(5), { maxConcurrentStreams: 40 });
+    const { send, pool } = setup(p, { maxConnections: 1 });
+    const seen: number[] = [];
+    pool.watchCapacity(() => seen.push(pool.streamCapacity()));
+    expect(pool.streamCapacity()).toBe(0);
+    await send("first");
+    expect(pool.streamCapacity()).toBe(40);
+    // Open (1 stream until an accepted answer), then trusted: the peer's 40.
+    expect(seen).toEqual([1, 40]);
+    await pool.close();
+    expect(pool.streamCapacity()).toBe(0);
+  });
+
+  it("follows a lowered SETTINGS limit at once: no new stream beyond it, capacity down", async () => {
+    let lowered = false;
+    const p = await peer(
+      (stream, id, session) => {
+        if (id === "lower") {
+          // As APNs may: fewer streams from now on, while the connection stays.
+          session.settings({ maxConcurrentStreams: 3 }, () => void (lowered = true));
+        }
+        ok(10)(stream, id, session);
+      },
+      { maxConcurrentStreams: 30 },
+    );
+    const { send, pool } = setup(p, { accepted: undefined, maxConnections: 1 });
+    await Promise.all(range(100).map((i) => send(i)));
+    expect(p.sessions[0]!.max).toBe(30);
+    expect(pool.streamCapacity()).toBe(30);
+    await send("lower");
+    await until(() => lowered && pool.streamCapacity() === 3);
+    p.sessions[0]!.max = 0;
+    await Promise.all(range(60).map((i) => send(`after-${i}`)));
+    expect(p.sessions).toHaveLength(1);
+    expect(p.sessions[0]!.max).toBe(3);
+  });
+
+  it("opens another connection only once every open one's streams are in use, up to maxConnections", async () => {
+    const p = await peer(ok(30), { maxConcurrentStreams: 5 });
+    const { send, pool } = setup(p, { accepted: undefined, maxConnections: 3 });
+    // Within one connection's streams: one connection.
+    await Promise.all(range(5).map((i) => send(i)));
+    expect(p.sessions).toHaveLength(1);
+    // Beyond them: more, never more than three, each within the peer's limit.
+    const running = Promise.all(range(40).map((i) => send(`more-${i}`)));
+    await until(() => pool.streamCapacity() === 15);
+    await running;
+    expect(p.sessions).toHaveLength(3);
+    for (const s of p.sessions) expect(s.max).toBeLessThanOrEqual(5);
+    expect(pool.stats()).toMatchObject({ streams: 0, queued: 0 });
+  });
+
+  /** A sender's sends through `slots` and the pool: take a slot, send, give it back; the most held and queued. */
+  async function sendThrough(p: Peer, client: Http2Pool, slots: Limiter, n: number) {
+    const signal = new AbortController().signal;
+    let mostHeld = 0;
+    let mostQueued = 0;
+    await Promise.all(
+      range(n).map(async (i) => {
+        await slots.acquire();
+        mostHeld = Math.max(mostHeld, slots.holders);
+        try {
+          await client.request(
+            { origin: p.origin },
+            { path: "/", headers: { "x-id": String(i) }, body: Buffer.alloc(0) },
+            signal,
+          );
+          mostQueued = Math.max(mostQueued, client.stats().queued);
+        } finally {
+          slots.release();
+        }
+      }),
+    );
+    return { mostHeld, mostQueued };
+  }
+
+  it("grows a sender's send slots to the streams its connections carry while the loop has time, the queue bounded", async () => {
+    const p = await peer(ok(40), { maxConcurrentStreams: 200 });
+    cleanups.push(() => p.close());
+    const client = pool({ accepted: undefined, maxConnections: 2, maxQueued: 10_000 });
+    // The event loop never busy: a far provider's round trip is what holds sends back.
+    const slots = new SendSlots(10_000, client, () => 0, 10);
+    cleanups.push(async () => slots.stop());
+    expect(slots.size).toBe(QUEUED_SENDS);
+    const { mostHeld, mostQueued } = await sendThrough(p, client, slots, 4_000);
+    // Both connections filled to the peer's limit: 400 in flight, not a constant 256.
+    expect(p.sessions).toHaveLength(2);
+    expect(Math.max(...p.sessions.map((s) => s.max))).toBe(200);
+    expect(slots.size).toBe(400 + QUEUED_SENDS);
+    // Never more held than the streams plus the margin; never more waiting in the pool than the margin.
+    expect(mostHeld).toBeLessThanOrEqual(400 + QUEUED_SENDS);
+    expect(mostQueued).toBeLessThanOrEqual(QUEUED_SENDS);
+  });
+
+  it("keeps a sender's send slots where they are while its event loop is busy, and within SENDER_MAX_IN_FLIGHT", async () => {
+    const p = await peer(ok(20), { maxConcurrentStreams: 200 });
+    cleanups.push(() => p.close());
+    const client = pool({ accepted: undefined, maxConnections: 2, maxQueued: 10_000 });
+    // A provider that answers at once, a process that is the limit: more in flight would only wait.
+    const busy = new SendSlots(10_000, client, () => 1, 10);
+    cleanups.push(async () => busy.stop());
+    const { mostHeld } = await sendThrough(p, client, busy, 2_000);
+    expect(busy.size).toBe(QUEUED_SENDS);
+    expect(mostHeld).toBe(QUEUED_SENDS);
+    // The cap bounds the slots whatever the peer allows and the loop says.
+    const capped = new SendSlots(300, client, () => 0, 10);
+    cleanups.push(async () => capped.stop());
+    await sendThrough(p, client, capped, 2_000);
+    expect(capped.size).toBe(300);
   });
 
   it.each([

@@ -53,9 +53,9 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Camp
   return startWithClosers(log, async (closers) => {
     const data = await openServiceData(config, { name: "campaign", migrations: MIGRATIONS, log }, closers);
     const { pool, nc, names } = data;
-    await ensureStream(nc, deliveryStreamConfig(names));
-    await ensureStream(nc, outcomesStreamConfig(names));
-    await ensureStream(nc, webhooksStreamConfig(names));
+    await ensureStream(nc, deliveryStreamConfig(names), log);
+    await ensureStream(nc, outcomesStreamConfig(names), log);
+    await ensureStream(nc, webhooksStreamConfig(names), log);
     // Webhook events (campaign.*, deliveries.*) leave through the outbox.
     const relay = new OutboxRelay({
       pool,

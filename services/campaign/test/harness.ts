@@ -146,8 +146,8 @@ export async function startStack() {
   }
 
   // The senders' side: pull consumers on delivery.<platform> (the stream is a work queue).
-  await ensureStream(nc, deliveryStreamConfig(names));
-  await ensureStream(nc, outcomesStreamConfig(names));
+  await ensureStream(nc, deliveryStreamConfig(names), log("test-senders"));
+  await ensureStream(nc, outcomesStreamConfig(names), log("test-senders"));
   for (const platform of PLATFORMS) {
     await jsm.consumers.add(names.deliveryStream, {
       durable_name: `test-sender-${platform}`,

@@ -69,7 +69,9 @@ type Defaulted =
   | "bootstrapAdminEmail"
   | "bootstrapAdminPassword"
   | "signingKeyRotationDays"
-  | "signingKeyRetentionHours";
+  | "signingKeyRetentionHours"
+  | "natsStreamReplicas"
+  | "natsPlacementTags";
 export type Config = Omit<ParsedConfig, Defaulted> & Partial<Pick<ParsedConfig, Defaulted>>;
 
 /** start() gets its config from tests and dev mode too, so it re-checks what the env parser checks. */

@@ -65,7 +65,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Cred
       await bootstrapAdmin(identity, orgId, admin, log);
     }
 
-    await ensureStream(nc, eventsStreamConfig(names));
+    await ensureStream(nc, eventsStreamConfig(names), log);
     const publisher = new OutboxRelay({
       pool,
       js: jetstream(nc),

@@ -32,7 +32,7 @@ export async function startEventsConsumer(
   handler: PullHandler,
 ): Promise<EventsConsumer> {
   const { nc, names } = opts;
-  await ensureStream(nc, eventsStreamConfig(names));
+  await ensureStream(nc, eventsStreamConfig(names), handler.log);
   return startPullConsumer(
     nc,
     {

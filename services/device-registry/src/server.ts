@@ -47,7 +47,7 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Devi
     const { pool, nc, names } = data;
     // Webhook events (device-events.ts) leave through the outbox; stopped before NATS
     // drains and the pool ends (closers run last-added first).
-    await ensureStream(nc, webhooksStreamConfig(names));
+    await ensureStream(nc, webhooksStreamConfig(names), log);
     const outbox = new OutboxRelay({
       pool,
       js: jetstream(nc),

@@ -31,5 +31,6 @@ export function start(config: Config, deps: { log: Logger }): Promise<RunningSen
     alert: DEFAULT_ALERT_OPTIONS,
     registerMetrics: metrics.register,
   });
-  return startSender(config, provider, deps);
+  // The pool's connections size the sends in flight: their streams, not a constant.
+  return startSender(config, provider, { ...deps, capacity: pool });
 }

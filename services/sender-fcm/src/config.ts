@@ -13,6 +13,8 @@ export const configSpec = {
   rateLimitPerMinute: int("FCM_RATE_LIMIT_PER_MINUTE", 600_000, 1, 100_000_000),
   /** Budget window; the per-minute ceiling is scaled to it (shorter smooths bursts). */
   rateWindowMs: int("FCM_RATE_WINDOW_MS", 60_000, 100, 60_000),
+  /** HTTP/2 connections to FCM at most; more open only while the others' streams are all in use. */
+  maxConnections: int("FCM_MAX_CONNECTIONS", 16, 1, 100),
   redisUrl: url("REDIS_URL", "redis://127.0.0.1:6379"),
   redisKeyPrefix: str("REDIS_KEY_PREFIX", "herald:"),
 };
@@ -22,6 +24,7 @@ export interface Config extends SenderConfig {
   tokenUrlOverride: string | undefined;
   rateLimitPerMinute: number;
   rateWindowMs: number;
+  maxConnections: number;
   redisUrl: string;
   redisKeyPrefix: string;
 }

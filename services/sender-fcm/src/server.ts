@@ -9,8 +9,6 @@ import { RateCeiling } from "./rate-ceiling.js";
 import { RedisBudgetStore } from "./redis-budget.js";
 import { httpsTokenEndpoint } from "./token-endpoint.js";
 
-/** Connections to FCM at most (each carries what FCM's SETTINGS allow, 100 or more streams). */
-const FCM_MAX_CONNECTIONS = 16;
 const FCM_REQUEST_TIMEOUT_MS = 30_000;
 const FCM_IDLE_TIMEOUT_MS = 60_000;
 
@@ -29,19 +27,21 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Runn
     log.warn({ err: err.message }, "redis unreachable at start-up; the rate ceiling is per replica until it answers");
   });
   const tokenAgent = new https.Agent({ keepAlive: true, maxSockets: 8 });
+  const pool = new Http2Pool({
+    label: "FCM",
+    // Each carries what FCM's SETTINGS allow (100 or more streams).
+    maxConnections: config.maxConnections,
+    maxQueued: 10_000,
+    requestTimeoutMs: FCM_REQUEST_TIMEOUT_MS,
+    connectTimeoutMs: config.connectTimeoutMs,
+    idleTimeoutMs: FCM_IDLE_TIMEOUT_MS,
+    pingIntervalMs: config.pingIntervalMs,
+    log,
+  });
   const provider = new FcmProvider({
     fcmUrl: config.fcmUrl,
     tokenUrlOverride: config.tokenUrlOverride,
-    transport: new Http2Pool({
-      label: "FCM",
-      maxConnections: FCM_MAX_CONNECTIONS,
-      maxQueued: 10_000,
-      requestTimeoutMs: FCM_REQUEST_TIMEOUT_MS,
-      connectTimeoutMs: config.connectTimeoutMs,
-      idleTimeoutMs: FCM_IDLE_TIMEOUT_MS,
-      pingIntervalMs: config.pingIntervalMs,
-      log,
-    }),
+    transport: pool,
     tokens: new OAuthTokenSource(httpsTokenEndpoint(tokenAgent)),
     ceiling: new RateCeiling({
       perMinute: config.rateLimitPerMinute,
@@ -57,7 +57,8 @@ export async function start(config: Config, deps: { log: Logger }): Promise<Runn
   };
   let sender: RunningSender;
   try {
-    sender = await startSender(config, provider, { ...deps, ready: redisReady(redis) });
+    // The pool's connections size the sends in flight: their streams, not a constant.
+    sender = await startSender(config, provider, { ...deps, ready: redisReady(redis), capacity: pool });
   } catch (err) {
     await provider.close();
     release();

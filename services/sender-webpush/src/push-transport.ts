@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { classifyAddress, type Logger } from "@herald/runtime";
-import { Http2Pool, isNoH2 } from "@herald/sender";
+import { Http2Pool, isNoH2, type SendCapacity } from "@herald/sender";
 
 export interface PushResponse {
   status: number;
@@ -59,7 +59,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
  * HTTP/1.1 from then on. Both connect through the SSRF-guarded lookup. TLS is verified
  * against the system store plus NODE_EXTRA_CA_CERTS, always.
  */
-export class PushTransport {
+export class PushTransport implements SendCapacity {
   private readonly pool: Http2Pool;
   private readonly h1Origins = new Set<string>();
   private readonly agent: https.Agent;
@@ -102,6 +102,14 @@ export class PushTransport {
   /** Origin pools, HTTP/2 connections, streams in use and sends waiting. */
   stats() {
     return this.pool.stats();
+  }
+
+  streamCapacity(): number {
+    return this.pool.streamCapacity();
+  }
+
+  watchCapacity(listener: () => void): void {
+    this.pool.watchCapacity(listener);
   }
 
   async close(): Promise<void> {

@@ -23,16 +23,14 @@ export function start(config: Config, deps: { log: Logger }): Promise<RunningSen
       .map((h) => h.trim())
       .filter(Boolean),
   };
-  const provider = new WebPushProvider(
-    new PushTransport({
-      allowPrivate: config.allowPrivate,
-      connectTimeoutMs: config.connectTimeoutMs,
-      pingIntervalMs: config.pingIntervalMs,
-      log: deps.log,
-    }),
-    new VapidSigner(),
-    policy,
-    createEncryptor(config.encryptThreads),
-  );
-  return startSender(config, provider, deps);
+  const transport = new PushTransport({
+    allowPrivate: config.allowPrivate,
+    maxConnectionsPerOrigin: config.maxConnectionsPerOrigin,
+    connectTimeoutMs: config.connectTimeoutMs,
+    pingIntervalMs: config.pingIntervalMs,
+    log: deps.log,
+  });
+  const provider = new WebPushProvider(transport, new VapidSigner(), policy, createEncryptor(config.encryptThreads));
+  // The HTTP/2 connections to the push services size the sends in flight: their streams, not a constant.
+  return startSender(config, provider, { ...deps, capacity: transport });
 }

@@ -49,7 +49,7 @@ export async function startEventConsumer(opts: {
   onRecorded: () => void;
 }): Promise<PullConsumer> {
   const { nc, names, store, metrics, log } = opts;
-  await ensureStream(nc, webhooksStreamConfig(names));
+  await ensureStream(nc, webhooksStreamConfig(names), log);
   return startPullConsumer(
     nc,
     {

@@ -93,7 +93,7 @@ export class ChaosObserver {
   async deliveryBacklog(): Promise<number | undefined> {
     try {
       if (!this.nc || this.nc.isClosed()) {
-        this.nc = await connect({ servers: this.natsUrl, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+        this.nc = await connect({ servers: this.natsUrl.split(","), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
         this.jsm = await jetstreamManager(this.nc);
       }
       const info = await this.jsm!.streams.info(streamNames(this.natsNamespace).deliveryStream);
