@@ -32,7 +32,7 @@ import { registerOpenApi } from "./plugins/openapi.js";
 import { registerRateLimit } from "./plugins/rate-limit.js";
 import { genReqId, registerRequestId } from "./plugins/request-id.js";
 import { RateLimiter } from "./rate-limiter.js";
-import { requestLogger } from "./request-log.js";
+import { registerRequestLog, requestLogger } from "./request-log.js";
 import { readinessCheck } from "./readiness.js";
 import { registerAndroidChannelRoutes } from "./routes/android-channels.js";
 import { registerWebhookRoutes } from "./routes/webhooks.js";
@@ -123,8 +123,8 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     logController: new LogController({
       requestIdLogLabel: "request_id",
-      // Probes and scrapes every few seconds would drown the request log.
-      disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
+      // One line per request instead (registerRequestLog, below).
+      disableRequestLogging: true,
     }),
     bodyLimit: config.bodyLimitBytes,
     // Trailing slashes and double slashes name the same route. Path parameters of any
@@ -150,6 +150,8 @@ export async function build(opts: BuildOptions): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, version, config);
   registerMetrics(app, metrics);
+  // Probes and scrapes every few seconds would drown the request log.
+  registerRequestLog(app, QUIET_PATHS);
   registerTracing(app);
   registerHealthRoutes(app, readinessCheck(opts));
   // The admin console (console/dist): a 404 saying how to build it when it is not built.

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Logger } from "@herald/runtime";
 
 /**
@@ -45,4 +45,21 @@ function requestLogView(request: FastifyRequest) {
 /** The gateway's logger: request lines never carry a secret from the URL. */
 export function requestLogger(log: Logger): Logger {
   return log.child({}, { serializers: { req: requestLogView } });
+}
+
+/**
+ * One line per request, when its answer has gone: the request (method, URL made loggable,
+ * host, client), the status and the time taken, under the request's `request_id`.
+ * Fastify's own request logging writes two ("incoming request", then "request completed"),
+ * which at the default level was the largest part of the gateway's cost per registration
+ * (docs/benchmarks.md); its own is switched off in app.ts. Paths in `quiet` are not logged.
+ */
+export function registerRequestLog(app: FastifyInstance, quiet: ReadonlySet<string>): void {
+  app.addHook("onResponse", async (request, reply) => {
+    if (quiet.has(request.url)) return;
+    request.log.info(
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      "request completed",
+    );
+  });
 }
