@@ -7,7 +7,7 @@ import { BASELINE, FAULTS } from "../support/chaos/faults.js";
 import { createChaosFleet, type ChaosFleet } from "../support/chaos/fleet.js";
 import { ChaosObserver } from "../support/chaos/observer.js";
 import { renderReport, renderTable } from "../support/chaos/report.js";
-import { expectExactCampaign, runFaultOrDump, type FaultResult } from "../support/chaos/run-fault.js";
+import { closeChaosRun, expectExactCampaign, runFaultOrDump, type FaultResult } from "../support/chaos/run-fault.js";
 import { startPrivateInfra, type PrivateInfra } from "../support/private-infra.js";
 import { startStack, type Stack } from "../support/stack.js";
 
@@ -104,12 +104,7 @@ afterAll(async () => {
     writeFileSync(REPORT, report);
     console.log(`chaos report written to ${REPORT}`);
   }
-  await observer?.close();
-  try {
-    await stack?.stop();
-  } finally {
-    await infra?.close();
-  }
+  await closeChaosRun({ observer, stack, infra });
 }, 120_000);
 
 describe(`chaos: a mixed campaign to ${DEVICES.toLocaleString("en")} devices under faults`, () => {

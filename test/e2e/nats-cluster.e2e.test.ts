@@ -10,7 +10,7 @@ import type { Fault } from "../support/chaos/faults.js";
 import { createChaosFleet, SIM_PLATFORMS, type ChaosFleet } from "../support/chaos/fleet.js";
 import { ChaosObserver } from "../support/chaos/observer.js";
 import { renderTable } from "../support/chaos/report.js";
-import { expectExactCampaign, runFaultOrDump, type FaultResult } from "../support/chaos/run-fault.js";
+import { closeChaosRun, expectExactCampaign, runFaultOrDump, type FaultResult } from "../support/chaos/run-fault.js";
 import { startPrivateInfra, type NatsNode, type PrivateInfra } from "../support/private-infra.js";
 import { startStack, type Stack } from "../support/stack.js";
 import { poll, waitForValue } from "../support/wait.js";
@@ -118,12 +118,7 @@ afterAll(async () => {
     }
   }
   await admin?.close().catch(() => undefined);
-  await observer?.close();
-  try {
-    await stack?.stop();
-  } finally {
-    await infra?.close();
-  }
+  await closeChaosRun({ observer, stack, infra });
 }, 120_000);
 
 /**

@@ -237,3 +237,17 @@ export function expectExactCampaign(r: FaultResult, devices: number): void {
   expect(r.strangers).toBe(0);
   expect(r.duplicateDevices).toBeLessThanOrEqual(r.bound);
 }
+
+/** The end of a chaos file: its observer, then the stack, then the private infrastructure, whatever fails. */
+export async function closeChaosRun(run: {
+  observer?: ChaosObserver;
+  stack?: Stack;
+  infra?: PrivateInfra;
+}): Promise<void> {
+  await run.observer?.close();
+  try {
+    await run.stack?.stop();
+  } finally {
+    await run.infra?.close();
+  }
+}
